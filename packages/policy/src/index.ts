@@ -1,0 +1,4 @@
+export * from './statements';
+export * from './options';
+export * from './check';
+export * from './functions';

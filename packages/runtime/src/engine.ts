@@ -1,0 +1,223 @@
+/**
+ * The sampler all profilers of a realm share (Blink's ProfilerGroup): one grid of ticks every
+ * BASE_INTERVAL ms; each profiler takes every n-th tick from its start, so a 30 ms profiler's
+ * samples are also in a concurrent 10 ms profiler's trace.
+ *
+ * A tick falls due on the grid; the next inserted check then calls `slowPath`, which captures the
+ * stack and records it for that tick (and for ticks missed since, up to a bound). How the check
+ * learns a tick is due:
+ * - thread mode: a sampler thread sees the time pass and sets the shared counter to 0;
+ * - count-down mode (no SharedArrayBuffer): the counter holds the number of checks expected before
+ *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun.
+ * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
+ * only fires when no JavaScript is running.
+ */
+import { captureStack } from './capture';
+import { FrameResolver, HeldSample, StackStore, buildTrace, defaultResolver, ProfilerTrace } from './trace';
+
+export const BASE_INTERVAL = 10;
+export const REARM = 1 << 30;
+/** At most this many missed ticks are charged to one captured stack; older ones get no stack. */
+const MAX_BACKFILL = 50;
+export const MAX_SESSIONS = 100;
+
+export interface Ticker {
+  /** Whether the thread runs yet (until then, count-down mode samples). */
+  ready(): boolean;
+  setDue(time: number): void;
+  stop(): void;
+}
+
+export interface Platform {
+  now(): number;
+  startTicker?(counter: Int32Array, now: () => number): Ticker | null;
+  startIdleTimer(fn: () => void, ms: number): () => void;
+}
+
+export interface Hook {
+  c: Int32Array;
+  s: () => void;
+}
+
+export class Session {
+  readonly samples: HeldSample[] = [];
+  full = false;
+  constructor(
+    readonly every: number,
+    readonly startTick: number,
+    readonly capacity: number,
+    readonly onFull: () => void,
+  ) {}
+
+  takes(tick: number): boolean {
+    return tick >= this.startTick && (tick - this.startTick) % this.every === 0;
+  }
+
+  nextTickAfter(tick: number): number {
+    if (tick < this.startTick) return this.startTick;
+    return this.startTick + (Math.floor((tick - this.startTick) / this.every) + 1) * this.every;
+  }
+}
+
+export class Engine {
+  readonly store = new StackStore();
+  /** Profilers that are sampling. */
+  private readonly sessions = new Set<Session>();
+  /** Profilers not yet stopped (sampling, or full and holding their samples). */
+  private readonly held = new Set<Session>();
+  private origin = 0;
+  private nextTick = Infinity;
+  private ticker: Ticker | null = null;
+  private stopIdleTimer: (() => void) | null = null;
+  private armedAt = 0;
+  private armedCount = 0;
+  private rate = 0;
+  resolver: FrameResolver = defaultResolver;
+  /** Samples recorded and ticks that fell due, for the benchmark's "taken vs due". */
+  readonly stats = { ticks: 0, withStack: 0 };
+
+  constructor(
+    readonly hook: Hook,
+    readonly platform: Platform,
+  ) {}
+
+  get active(): number {
+    return this.sessions.size;
+  }
+
+  get mode(): 'thread' | 'count-down' {
+    return this.ticker?.ready() ? 'thread' : 'count-down';
+  }
+
+  start(intervalMs: number, capacity: number, onFull: () => void): Session {
+    const now = this.platform.now();
+    if (this.held.size === 0) this.store.clear();
+    if (this.sessions.size === 0) {
+      this.origin = now;
+      this.stopIdleTimer = this.platform.startIdleTimer(this.idleTick, BASE_INTERVAL);
+      if (!this.ticker && this.platform.startTicker) {
+        try {
+          this.ticker = this.platform.startTicker(this.hook.c, this.platform.now);
+        } catch {
+          this.ticker = null;
+        }
+      }
+    }
+    const tick = Math.floor((now - this.origin) / BASE_INTERVAL) + 1;
+    const session = new Session(Math.max(1, Math.round(intervalMs / BASE_INTERVAL)), tick, capacity, onFull);
+    this.sessions.add(session);
+    this.held.add(session);
+    this.nextTick = Math.min(this.nextTick, tick);
+    this.arm(now);
+    return session;
+  }
+
+  stop(session: Session, resolver: FrameResolver = this.resolver): ProfilerTrace {
+    this.sessions.delete(session);
+    this.held.delete(session);
+    const trace = buildTrace(session.samples, this.store, resolver);
+    if (this.sessions.size === 0) this.quiesceSampling();
+    if (this.held.size === 0) this.store.clear();
+    return trace;
+  }
+
+  /** Called by an inserted check when the counter runs out. Never throws. */
+  readonly slowPath = () => {
+    try {
+      if (this.sessions.size === 0) {
+        this.hook.c[0] = REARM;
+        return;
+      }
+      const now = this.platform.now();
+      if (now >= this.dueTime()) {
+        const stack = this.store.add(captureStack(this.hook.s));
+        this.record(now, stack);
+      }
+      if (this.sessions.size) this.arm(now);
+    } catch {
+      this.hook.c[0] = REARM;
+    }
+  };
+
+  private readonly idleTick = () => {
+    try {
+      const now = this.platform.now();
+      if (this.sessions.size && now >= this.dueTime()) {
+        this.record(now, -1);
+        if (this.sessions.size) this.arm(now);
+      }
+    } catch {
+      // the timer must never throw into the program
+    }
+  };
+
+  private dueTime(): number {
+    return this.origin + this.nextTick * BASE_INTERVAL;
+  }
+
+  private record(now: number, stack: number) {
+    const lastTick = Math.floor((now - this.origin) / BASE_INTERVAL);
+    const due: number[] = [];
+    for (let tick = this.nextTick; tick <= lastTick; tick = this.tickAfter(tick)) due.push(tick);
+    for (let i = 0; i < due.length; i++) {
+      const last = i === due.length - 1;
+      const withStack = due.length - i <= MAX_BACKFILL ? stack : -1;
+      this.deliver(due[i], last ? now : this.origin + due[i] * BASE_INTERVAL, withStack);
+    }
+    this.nextTick = this.tickAfter(lastTick);
+  }
+
+  private tickAfter(tick: number): number {
+    let next = Infinity;
+    for (const s of this.sessions) next = Math.min(next, s.nextTickAfter(tick));
+    return next;
+  }
+
+  private deliver(tick: number, timestamp: number, stack: number) {
+    this.stats.ticks++;
+    if (stack >= 0) this.stats.withStack++;
+    for (const s of this.sessions) {
+      if (!s.takes(tick)) continue;
+      if (s.samples.length < s.capacity) s.samples.push({ timestamp, stack });
+      if (s.samples.length >= s.capacity) {
+        s.full = true;
+        this.sessions.delete(s);
+        s.onFull();
+      }
+    }
+    if (this.sessions.size === 0) this.quiesceSampling();
+  }
+
+  /** Sampling ends; full profilers keep their samples until stop(). */
+  private quiesceSampling() {
+    this.stopIdleTimer?.();
+    this.stopIdleTimer = null;
+    this.nextTick = Infinity;
+    this.hook.c[0] = REARM;
+    this.ticker?.setDue(Infinity);
+  }
+
+  private arm(now: number) {
+    const due = this.dueTime();
+    const counter = this.hook.c;
+    if (this.ticker?.ready()) {
+      counter[0] = REARM;
+      this.ticker.setDue(due);
+      return;
+    }
+    const checks = this.armedCount - counter[0];
+    const elapsed = now - this.armedAt;
+    let count: number;
+    if (elapsed > 0) {
+      this.rate = checks / elapsed;
+      count = Math.floor(this.rate * (due - now) * 0.5);
+    } else {
+      // The clock did not move (coarse timers): probe with twice as many checks.
+      count = Math.max(1, checks * 2);
+    }
+    count = Math.min(REARM, Math.max(0, count));
+    counter[0] = count;
+    this.armedCount = count;
+    this.armedAt = now;
+  }
+}

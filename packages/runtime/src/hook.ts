@@ -1,0 +1,49 @@
+/**
+ * The object inserted checks reach (`globalThis.__jsprof`): the counter `c` and the slow path `s`.
+ * One per realm, created when the runtime first loads; a second copy of the runtime reuses it.
+ */
+import { Engine, Hook, Platform, REARM } from './engine';
+import { RUNTIME_GLOBAL } from './names';
+
+interface RealmHook extends Hook {
+  engine?: Engine;
+}
+
+const realm = globalThis as any;
+
+function newCounter(): Int32Array {
+  const counter =
+    typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : new Int32Array(1);
+  counter[0] = REARM;
+  return counter;
+}
+
+export const defaultPlatform: Platform = {
+  now: () => performance.now(),
+  startIdleTimer(fn, ms) {
+    const timer: any = setInterval(fn, ms);
+    timer?.unref?.();
+    return () => clearInterval(timer);
+  },
+};
+
+function createHook(): RealmHook {
+  const hook: RealmHook = { c: newCounter(), s: () => {} };
+  const engine = new Engine(hook, defaultPlatform);
+  hook.s = engine.slowPath;
+  Object.defineProperty(hook, 'engine', { value: engine, enumerable: false });
+  return hook;
+}
+
+function isHook(value: any): value is RealmHook {
+  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.s === 'function' && value.engine instanceof Object;
+}
+
+export const hook: RealmHook = isHook(realm[RUNTIME_GLOBAL]) ? realm[RUNTIME_GLOBAL] : createHook();
+if (realm[RUNTIME_GLOBAL] !== hook) {
+  Object.defineProperty(realm, RUNTIME_GLOBAL, { value: hook, configurable: true, writable: true, enumerable: false });
+}
+
+export function getEngine(): Engine {
+  return hook.engine!;
+}

@@ -1,0 +1,68 @@
+/**
+ * `@jsprof/runtime`: the JS Self-Profiling API for code instrumented by jsprof.
+ *
+ *   import { Profiler } from '@jsprof/runtime';
+ *   const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+ *   … const trace = await profiler.stop();
+ */
+import { getEngine, hook } from './hook';
+import { Profiler, profile } from './profiler';
+import type { FrameResolver } from './trace';
+
+export { Profiler, profile, effectiveInterval } from './profiler';
+export type { ProfilerInitOptions } from './profiler';
+export type { ProfilerTrace, ProfilerFrame, ProfilerStack, ProfilerSample, NamedFrame, FrameResolver } from './trace';
+export type { RawFrame } from './capture';
+export { parseStack, parseV8Stack, parseAtStack } from './stack-parsers';
+export type { ParsedFrame } from './stack-parsers';
+export { BASE_INTERVAL } from './engine';
+
+/** For modules instrumented with `runtime: 'import'`: the counter and slow path of the checks. */
+export const checkCounter: Int32Array = hook.c;
+export const checkSlowPath: () => void = hook.s;
+
+/** Whether `Profiler` is a native implementation a page may construct. */
+function isWorkingNative(candidate: unknown): boolean {
+  if (typeof candidate !== 'function' || candidate === Profiler) return false;
+  try {
+    const probe = new (candidate as typeof Profiler)({ sampleInterval: 10, maxBufferSize: 0 });
+    void probe.stop().catch(() => {});
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface InstallOptions {
+  /** Install the polyfill even where a working native Profiler exists. */
+  force?: boolean;
+}
+
+/**
+ * Installs `globalThis.Profiler` (and `performance.profile`) unless a working native one is there.
+ * Returns the Profiler now in place.
+ */
+export function install(options: InstallOptions = {}): typeof Profiler {
+  const realm = globalThis as any;
+  if (!options.force && isWorkingNative(realm.Profiler)) return realm.Profiler;
+  Object.defineProperty(realm, 'Profiler', { value: Profiler, configurable: true, writable: true, enumerable: false });
+  if (typeof realm.performance === 'object' && realm.performance) {
+    try {
+      Object.defineProperty(realm.performance, 'profile', { value: profile, configurable: true, writable: true, enumerable: false });
+    } catch {
+      // a frozen performance object keeps its own API
+    }
+  }
+  return Profiler;
+}
+
+/** Sets how captured frames are named and placed (tools that know the original sources set this). */
+export function setFrameResolver(resolver: FrameResolver): void {
+  getEngine().resolver = resolver;
+}
+
+/** Counters for benchmarks: ticks that fell due, and how many were recorded with a stack. */
+export function samplerStats(): { ticks: number; withStack: number; mode: string } {
+  const engine = getEngine();
+  return { ...engine.stats, mode: engine.mode };
+}

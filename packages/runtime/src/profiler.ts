@@ -1,0 +1,140 @@
+/**
+ * The `Profiler` of the JS Self-Profiling API, behaving as native Chromium does (see design.md):
+ * intervals rounded up to multiples of 10 ms, RangeError/TypeError for bad options, at most 100 at
+ * once, `samplebufferfull` as a plain Event in a later task, a second `stop()` rejected with
+ * InvalidStateError.
+ */
+import { BASE_INTERVAL, Engine, MAX_SESSIONS, Session } from './engine';
+import { getEngine } from './hook';
+import type { ProfilerTrace } from './trace';
+
+export interface ProfilerInitOptions {
+  sampleInterval: number;
+  maxBufferSize: number;
+}
+
+function domException(message: string, name: string): Error {
+  return typeof DOMException === 'function' ? new DOMException(message, name) : Object.assign(new Error(message), { name });
+}
+
+/** WebIDL `unsigned long` conversion (no [EnforceRange]): NaN and ±Infinity become 0. */
+function toUnsignedLong(value: unknown): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) return 0;
+  const int = Math.trunc(n) % 2 ** 32;
+  return int < 0 ? int + 2 ** 32 : int;
+}
+
+function readOptions(options: unknown): { interval: number; capacity: number } {
+  if (options === null || options === undefined || (typeof options !== 'object' && typeof options !== 'function')) {
+    throw new TypeError("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
+  }
+  const o = options as Record<string, unknown>;
+  if (o.sampleInterval === undefined) {
+    throw new TypeError("Failed to construct 'Profiler': Failed to read the 'sampleInterval' property from 'ProfilerInitOptions': Required member is undefined.");
+  }
+  const interval = Number(o.sampleInterval);
+  if (!Number.isFinite(interval)) {
+    throw new TypeError("Failed to construct 'Profiler': Failed to read the 'sampleInterval' property from 'ProfilerInitOptions': The provided double value is non-finite.");
+  }
+  if (o.maxBufferSize === undefined) {
+    throw new TypeError("Failed to construct 'Profiler': Failed to read the 'maxBufferSize' property from 'ProfilerInitOptions': Required member is undefined.");
+  }
+  const capacity = toUnsignedLong(o.maxBufferSize);
+  if (interval < 0) throw new RangeError("Failed to construct 'Profiler': sampleInterval must be non-negative.");
+  return { interval, capacity };
+}
+
+/** Native Chromium rounds the interval up to a multiple of its base interval (10 ms here). */
+export function effectiveInterval(requested: number): number {
+  return Math.max(1, Math.ceil(requested / BASE_INTERVAL)) * BASE_INTERVAL;
+}
+
+const EventTargetBase: typeof EventTarget =
+  typeof EventTarget === 'function'
+    ? EventTarget
+    : (class {
+        addEventListener() {}
+        removeEventListener() {}
+        dispatchEvent() {
+          return true;
+        }
+      } as unknown as typeof EventTarget);
+
+export class Profiler extends EventTargetBase {
+  #engine: Engine;
+  #session: Session;
+  #interval: number;
+  #stopped = false;
+  #onsamplebufferfull: ((this: Profiler, ev: Event) => unknown) | null = null;
+
+  constructor(options: ProfilerInitOptions) {
+    super();
+    const { interval, capacity } = readOptions(options);
+    const engine = getEngine();
+    if (engine.active >= MAX_SESSIONS) {
+      throw new TypeError(`Failed to construct 'Profiler': Cannot have more than ${MAX_SESSIONS} concurrent profilers.`);
+    }
+    this.#engine = engine;
+    this.#interval = effectiveInterval(interval);
+    this.#session = engine.start(this.#interval, capacity, () => this.#bufferFull());
+  }
+
+  get sampleInterval(): number {
+    return this.#interval;
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  get onsamplebufferfull() {
+    return this.#onsamplebufferfull;
+  }
+
+  set onsamplebufferfull(handler) {
+    if (this.#onsamplebufferfull) this.removeEventListener('samplebufferfull', this.#onsamplebufferfull as EventListener);
+    this.#onsamplebufferfull = typeof handler === 'function' ? handler : null;
+    if (this.#onsamplebufferfull) this.addEventListener('samplebufferfull', this.#onsamplebufferfull as EventListener);
+  }
+
+  stop(): Promise<ProfilerTrace> {
+    if (this.#stopped) {
+      return Promise.reject(domException('Profiler already stopped.', 'InvalidStateError'));
+    }
+    this.#stopped = true;
+    try {
+      return Promise.resolve(this.#engine.stop(this.#session));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The trace at once, for tools that must write it in a process 'exit' handler. */
+  stopSync(): ProfilerTrace {
+    if (this.#stopped) throw domException('Profiler already stopped.', 'InvalidStateError');
+    this.#stopped = true;
+    return this.#engine.stop(this.#session);
+  }
+
+  #bufferFull() {
+    const fire = () => {
+      try {
+        const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
+        this.dispatchEvent(event);
+      } catch {
+        // a listener's exception is reported by dispatchEvent itself; nothing may reach the sampler
+      }
+    };
+    setTimeout(fire, 0);
+  }
+}
+
+/** The older draft's entry point: `performance.profile(options)` resolves to a started Profiler. */
+export function profile(options: ProfilerInitOptions): Promise<Profiler> {
+  try {
+    return Promise.resolve(new Profiler(options));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

@@ -1,0 +1,160 @@
+/** The trace format of the JS Self-Profiling API, and how captured stacks become one. */
+import type { RawFrame } from './capture';
+
+export interface ProfilerFrame {
+  name: string;
+  resourceId?: number;
+  line?: number;
+  column?: number;
+}
+export interface ProfilerStack {
+  parentId?: number;
+  frameId: number;
+}
+export interface ProfilerSample {
+  timestamp: number;
+  stackId?: number;
+}
+export interface ProfilerTrace {
+  resources: string[];
+  frames: ProfilerFrame[];
+  stacks: ProfilerStack[];
+  samples: ProfilerSample[];
+}
+
+/** A frame named and placed as the trace shows it; `url` absent for built-ins. */
+export interface NamedFrame {
+  name: string;
+  url?: string;
+  line?: number;
+  column?: number;
+}
+
+/** Names a captured frame, or returns null to leave it out (its time goes to the caller). */
+export type FrameResolver = (frame: RawFrame) => NamedFrame | null;
+
+export const defaultResolver: FrameResolver = (frame) =>
+  frame.native || !frame.url ? { name: frame.name } : { name: frame.name, url: frame.url, line: frame.line, column: frame.column };
+
+/**
+ * Captured stacks, shared by all profilers running at once: frames interned, stacks as a trie
+ * (innermost frame last), so a sample costs one id.
+ */
+export class StackStore {
+  private frameIds = new Map<string, number>();
+  readonly frames: RawFrame[] = [];
+  private stackIds = new Map<string, number>();
+  /** stack id → [parent stack id or -1, frame id] */
+  readonly stacks: number[] = [];
+
+  clear() {
+    this.frameIds.clear();
+    this.frames.length = 0;
+    this.stackIds.clear();
+    this.stacks.length = 0;
+  }
+
+  /** Interns frames given innermost first; returns the stack id, or -1 for an empty stack. */
+  add(frames: RawFrame[]): number {
+    let parent = -1;
+    for (let i = frames.length - 1; i >= 0; i--) {
+      const f = frames[i];
+      const key = `${f.url}\n${f.line}\n${f.column}\n${f.callLine}\n${f.callColumn}\n${f.name}\n${f.native ? 1 : 0}`;
+      let frameId = this.frameIds.get(key);
+      if (frameId === undefined) {
+        frameId = this.frames.length;
+        this.frames.push(f);
+        this.frameIds.set(key, frameId);
+      }
+      const stackKey = `${parent},${frameId}`;
+      let stackId = this.stackIds.get(stackKey);
+      if (stackId === undefined) {
+        stackId = this.stacks.length / 2;
+        this.stacks.push(parent, frameId);
+        this.stackIds.set(stackKey, stackId);
+      }
+      parent = stackId;
+    }
+    return parent;
+  }
+}
+
+/** A sample as a profiler holds it: a timestamp and a StackStore id (-1: no JavaScript ran). */
+export interface HeldSample {
+  timestamp: number;
+  stack: number;
+}
+
+/** Builds a spec trace: resources, frames and stacks deduplicated, stacks parent-first. */
+export function buildTrace(samples: HeldSample[], store: StackStore, resolve: FrameResolver): ProfilerTrace {
+  const trace: ProfilerTrace = { resources: [], frames: [], stacks: [], samples: [] };
+  const resourceIds = new Map<string, number>();
+  const frameIds = new Map<string, number>();
+  const stackIds = new Map<string, number>();
+  const namedFrame = new Map<number, number>(); // raw frame id → trace frame id or -1
+  const outStack = new Map<number, number | undefined>(); // raw stack id → trace stack id
+
+  const frameId = (raw: number): number => {
+    let id = namedFrame.get(raw);
+    if (id !== undefined) return id;
+    let named: NamedFrame | null = null;
+    try {
+      named = resolve(store.frames[raw]);
+    } catch {
+      named = defaultResolver(store.frames[raw]);
+    }
+    if (!named) {
+      id = -1;
+    } else {
+      const frame: ProfilerFrame = { name: named.name };
+      if (named.url !== undefined) {
+        let resourceId = resourceIds.get(named.url);
+        if (resourceId === undefined) {
+          resourceId = trace.resources.length;
+          trace.resources.push(named.url);
+          resourceIds.set(named.url, resourceId);
+        }
+        frame.resourceId = resourceId;
+        frame.line = named.line;
+        frame.column = named.column;
+      }
+      const key = `${frame.name}\n${frame.resourceId}\n${frame.line}\n${frame.column}`;
+      id = frameIds.get(key);
+      if (id === undefined) {
+        id = trace.frames.length;
+        trace.frames.push(frame);
+        frameIds.set(key, id);
+      }
+    }
+    namedFrame.set(raw, id);
+    return id;
+  };
+
+  const stackId = (raw: number): number | undefined => {
+    if (raw < 0) return undefined;
+    if (outStack.has(raw)) return outStack.get(raw);
+    const chain: number[] = [];
+    for (let s = raw; s >= 0; s = store.stacks[2 * s]) chain.push(store.stacks[2 * s + 1]);
+    let parent: number | undefined;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const f = frameId(chain[i]);
+      if (f < 0) continue;
+      const key = `${parent},${f}`;
+      let id = stackIds.get(key);
+      if (id === undefined) {
+        id = trace.stacks.length;
+        trace.stacks.push(parent === undefined ? { frameId: f } : { parentId: parent, frameId: f });
+        stackIds.set(key, id);
+      }
+      parent = id;
+    }
+    outStack.set(raw, parent);
+    return parent;
+  };
+
+  for (const s of samples) {
+    const id = stackId(s.stack);
+    trace.samples.push(id === undefined ? { timestamp: s.timestamp } : { timestamp: s.timestamp, stackId: id });
+  }
+  return trace;
+}
