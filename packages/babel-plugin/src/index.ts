@@ -203,13 +203,34 @@ function instrument(path: NodePath, t: Types, build: Builders, options: PolicyOp
   const block = node.type === 'StaticBlock' ? node : node.body;
   if (options.loops) addLoopChecks(path, t, build);
   let statements: any[] = block.body;
-  if (options.exits) {
-    // Function declarations stay at the top of the body, so hoisting is exactly as before.
-    const hoisted = statements.filter((s) => s.type === 'FunctionDeclaration');
-    const rest = statements.filter((s) => s.type !== 'FunctionDeclaration');
-    statements = [...hoisted, t.tryStatement(t.blockStatement(rest), null, t.blockStatement([build.check()]))];
+  if (options.exits && canWrapInBlock(path, statements)) {
+    statements = [t.tryStatement(t.blockStatement(statements), null, t.blockStatement([build.check()]))];
   }
   block.body = [build.check(), ...statements];
+}
+
+/**
+ * The body moves into `try { … } finally { check }` as it is: function declarations stay with the
+ * `let`/`const` they may use, and are hoisted to the top of the block as they were to the top of
+ * the body. A block only rejects what a body allows when a function declaration shares its name
+ * with another function declaration or a `var`; such functions keep their entry check only.
+ */
+function canWrapInBlock(fnPath: NodePath, statements: any[]): boolean {
+  const functionNames = statements.filter((s) => s.type === 'FunctionDeclaration' && s.id).map((s) => s.id.name as string);
+  if (functionNames.length === 0) return true;
+  if (new Set(functionNames).size !== functionNames.length) return false;
+  const names = new Set(functionNames);
+  let clash = false;
+  fnPath.traverse({
+    Function(inner: NodePath) {
+      inner.skip();
+    },
+    VariableDeclaration(decl: NodePath) {
+      if (decl.node.kind !== 'var') return;
+      for (const name of Object.keys(decl.getBindingIdentifiers())) if (names.has(name)) clash = true;
+    },
+  });
+  return !clash;
 }
 
 function addLoopChecks(fnPath: NodePath, t: Types, build: Builders) {

@@ -1,0 +1,5 @@
+export { summarize } from './analyze';
+export type { FunctionTime, TraceSummary } from './analyze';
+export { formatReport, displayLocation } from './report';
+export { instrumentModule } from './instrument';
+export { resolveFrame } from './sources';

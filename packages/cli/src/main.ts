@@ -1,0 +1,66 @@
+/** The `jsprof` command. */
+import { Command, InvalidArgumentError } from 'commander';
+import { run } from './run';
+
+function wholeNumber(name: string, min: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
+    }
+    return n;
+  };
+}
+
+function nonNegative(value: string) {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0.');
+  return n;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command();
+  program
+    .name('jsprof')
+    .description('The JS Self-Profiling API for every JavaScript engine.')
+    .version(require('../package.json').version)
+    .showHelpAfterError()
+    .enablePositionalOptions();
+
+  let exitCode = 0;
+  program
+    .command('run')
+    .description('Run a Node program instrumented on the fly, profile all of it, write the trace and print the hottest functions.')
+    .argument('<script>', 'the program to run')
+    .argument('[args...]', 'arguments passed to the program')
+    .option('-o, --out <file>', 'where to write the trace (JSON, the JS Self-Profiling API format)', 'jsprof-trace.json')
+    .option('--sample-interval <ms>', 'sampling interval, rounded up to a multiple of 10 ms', nonNegative, 10)
+    .option('--max-buffer-size <n>', 'most samples to keep', wholeNumber('--max-buffer-size', 0), 1_000_000)
+    .option('--threshold <n>', 'instrument functions of at least this many statements', wholeNumber('--threshold', 0), 10)
+    .option('--loops', 'also check at every loop back-edge of instrumented functions')
+    .option('--no-exits', 'do not check when instrumented functions return')
+    .option('--top <n>', 'how many functions the report lists', wholeNumber('--top', 1), 15)
+    .option('-q, --quiet', 'print no report')
+    .passThroughOptions()
+    .action(async (script: string, args: string[], opts) => {
+      exitCode = await run(script, args, {
+        out: opts.out,
+        sampleInterval: opts.sampleInterval,
+        maxBufferSize: opts.maxBufferSize,
+        instrument: { threshold: opts.threshold, loops: !!opts.loops, exits: opts.exits !== false },
+        top: opts.top,
+        quiet: !!opts.quiet,
+      });
+    });
+
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error: any) {
+    if (error?.code === 'commander.helpDisplayed' || error?.code === 'commander.version' || error?.code === 'commander.help') return 0;
+    if (error?.exitCode !== undefined) return error.exitCode;
+    process.stderr.write(`jsprof: ${error?.message ?? error}\n`);
+    return 1;
+  }
+  return exitCode;
+}

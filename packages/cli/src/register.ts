@@ -1,0 +1,53 @@
+/**
+ * `node --import @jsprof/cli/register app.mjs`: instruments every module as it loads (ES modules
+ * through a load hook, CommonJS through the require hook), installs `globalThis.Profiler`, and
+ * names frames in the original files. It does not profile by itself.
+ */
+import * as Module from 'node:module';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { install, setFrameResolver } from '@jsprof/runtime/node';
+import { instrumentModule } from './instrument';
+import { shouldInstrument } from './filter';
+import { readSettings } from './options';
+import { registerModule, resolveFrame } from './sources';
+
+const settings = readSettings();
+const state = globalThis as any;
+
+if (!state.__jsprofRegistered) {
+  state.__jsprofRegistered = true;
+  install();
+  const { port1, port2 } = new MessageChannel();
+  const drain = () => {
+    for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) registerModule(m.message.url, m.message);
+  };
+  port1.on('message', (m) => registerModule(m.url, m));
+  port1.unref();
+  setFrameResolver((frame) => {
+    drain();
+    return resolveFrame(frame);
+  });
+
+  const register = (Module as any).register as undefined | ((specifier: string, options: object) => void);
+  if (typeof register === 'function') {
+    register(pathToFileURL(require.resolve('./hooks')).href, {
+      parentURL: pathToFileURL(__filename).href,
+      data: { port: port2, options: settings.instrument },
+      transferList: [port2],
+    });
+  }
+
+  const proto = (Module as any).Module.prototype;
+  const compile = proto._compile;
+  proto._compile = function (this: unknown, content: string, filename: string) {
+    if (typeof content === 'string' && shouldInstrument(filename)) {
+      const instrumented = instrumentModule(content, filename, settings.instrument);
+      if (instrumented) {
+        registerModule(filename, instrumented);
+        return compile.call(this, instrumented.code, filename);
+      }
+    }
+    return compile.call(this, content, filename);
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Names the frames of a trace as native Chromium would, in the coordinates of the original files:
+ * a frame's position (V8's start of the enclosing function, in the code that ran) is mapped through
+ * the module's source map to the original file, where the function whose head holds it gives the
+ * name and start (`FunctionRecord`). Files that were not instrumented are parsed when first needed.
+ */
+import * as fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { FunctionRecord, LineIndex, functionAt } from '@jsprof/policy';
+import type { NamedFrame, RawFrame } from '@jsprof/runtime';
+import type { ModuleMeta } from './instrument';
+import { isOwnFile } from './filter';
+
+interface Source {
+  functions: FunctionRecord[];
+  lines: LineIndex;
+  map: TraceMap | null;
+}
+
+/** Where each loaded module's metadata is: in memory, or in the instrumentation cache. */
+const registered = new Map<string, { meta?: ModuleMeta; metaFile?: string }>();
+const loaded = new Map<string, Source | null>();
+
+export function toUrl(location: string): string {
+  return location.startsWith('/') || /^[A-Za-z]:[\\/]/.test(location) ? pathToFileURL(location).href : location;
+}
+
+export function registerModule(location: string, entry: { meta?: ModuleMeta | null; metaFile?: string | null }) {
+  registered.set(toUrl(location), { meta: entry.meta ?? undefined, metaFile: entry.metaFile ?? undefined });
+  loaded.delete(toUrl(location));
+}
+
+function readFunctions(file: string, code: string): FunctionRecord[] {
+  // The plugin with an unreachable threshold only lists functions.
+  const { transformSync } = require('@babel/core') as typeof import('@babel/core');
+  const plugin = require('@jsprof/babel-plugin').default;
+  const result = transformSync(code, {
+    filename: file,
+    babelrc: false,
+    configFile: false,
+    sourceType: 'unambiguous',
+    code: false,
+    parserOpts: { allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true },
+    plugins: [[plugin, { threshold: Number.MAX_SAFE_INTEGER }]],
+  });
+  return (result?.metadata as any)?.jsprof?.functions ?? [];
+}
+
+function load(url: string): Source | null {
+  if (loaded.has(url)) return loaded.get(url)!;
+  let source: Source | null = null;
+  try {
+    if (url.startsWith('file:')) {
+      const file = fileURLToPath(url);
+      const original = fs.readFileSync(file, 'utf8');
+      const entry = registered.get(url);
+      const meta: ModuleMeta | undefined = entry?.meta ?? (entry?.metaFile ? JSON.parse(fs.readFileSync(entry.metaFile, 'utf8')) : undefined);
+      source = {
+        functions: meta ? meta.functions : readFunctions(file, original),
+        lines: new LineIndex(original),
+        map: meta?.map ? new TraceMap(meta.map) : null,
+      };
+    }
+  } catch {
+    source = null;
+  }
+  loaded.set(url, source);
+  return source;
+}
+
+/** The function whose head (from its start to its body) holds `offset`. */
+function functionByHead(functions: FunctionRecord[], offset: number): FunctionRecord | undefined {
+  let found: FunctionRecord | undefined;
+  for (const f of functions) {
+    if (f.start > offset) break;
+    if (offset < f.bodyStart) found = f;
+  }
+  return found;
+}
+
+function toOriginal(source: Source, line: number, column: number): number {
+  if (!source.map) return source.lines.offset(line, column);
+  const pos = originalPositionFor(source.map, { line, column: column - 1 });
+  if (pos.line == null || pos.column == null) return -1;
+  return source.lines.offset(pos.line, pos.column + 1);
+}
+
+export function resolveFrame(frame: RawFrame): NamedFrame | null {
+  if (frame.native || !frame.url) return { name: frame.name };
+  if (isOwnFile(frame.url)) return null;
+  const url = toUrl(frame.url);
+  const source = load(url);
+  if (!source) return { name: frame.name, url, line: frame.line, column: frame.column };
+  const start = toOriginal(source, frame.line, frame.column);
+  let fn = start >= 0 ? functionByHead(source.functions, start) : undefined;
+  if (!fn && !(frame.line === 1 && frame.column === 1 && frame.name === '')) {
+    const call = toOriginal(source, frame.callLine, frame.callColumn);
+    if (call >= 0) fn = functionAt(source.functions, call);
+  }
+  if (!fn) return { name: '', url, line: 1, column: 1 };
+  return { name: fn.name, url, line: fn.line, column: fn.column };
+}
