@@ -1,0 +1,131 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { summarize } from '../src/analyze';
+import { FIXTURES, ROOT, expectWellFormed, jsprof, tempDir } from './helpers';
+
+const phases = path.join(FIXTURES, 'phases.js');
+const phasesUrl = pathToFileURL(phases).href;
+
+describe('jsprof run', () => {
+  const dir = tempDir();
+  const cache = path.join(dir, 'cache');
+  const out = path.join(dir, 'trace.json');
+  let result: ReturnType<typeof jsprof>;
+  let trace: any;
+
+  beforeAll(() => {
+    result = jsprof(['run', '--out', out, phases, '400', '7'], { env: { JSPROF_CACHE_DIR: cache } });
+    trace = JSON.parse(fs.readFileSync(out, 'utf8'));
+  });
+
+  test('keeps the program output and its exit code', () => {
+    expect(result.stdout).toContain('{"ok":true}');
+    expect(result.status).toBe(7);
+  });
+
+  test('writes a well-formed trace of the whole run', () => {
+    expectWellFormed(trace);
+    expect(trace.resources).toContain(phasesUrl);
+    // three phases of 400 ms at 10 ms: about 120 samples with a stack, with a wide margin
+    const withStack = trace.samples.filter((s: any) => s.stackId !== undefined).length;
+    expect(withStack).toBeGreaterThan(80);
+  });
+
+  test('names each phase at its V8 position and gives it about a third of the time', () => {
+    const summary = summarize(trace);
+    const at = (name: string) => summary.functions.find((f) => f.name === name && f.resource === phasesUrl);
+    expect(at('scanPrimes')).toMatchObject({ line: 10, column: 20 });
+    expect(at('build')).toMatchObject({ line: 30, column: 8 });
+    expect(at('sortNumbers')).toMatchObject({ line: 44, column: 21 });
+    for (const name of ['scanPrimes', 'build', 'sortNumbers']) {
+      const share = at(name)!.total / summary.busy;
+      expect(share).toBeGreaterThan(0.15);
+      expect(share).toBeLessThan(0.5);
+    }
+  });
+
+  test('leaves jsprof’s own frames out', () => {
+    expect(trace.resources.some((r: string) => r.includes('/packages/cli/') || r.includes('/packages/runtime/'))).toBe(false);
+  });
+
+  test('prints the hottest functions with self, total and file:line', () => {
+    expect(result.stderr).toMatch(/self\s+total\s+function\s+location/);
+    expect(result.stderr).toMatch(/scanPrimes\s+fixtures\/programs\/phases\.js:10/);
+  });
+
+  test('caches instrumented modules for the next run', () => {
+    const entries = fs.readdirSync(cache);
+    expect(entries.some((e) => e.endsWith('.meta.json'))).toBe(true);
+    const before = entries.map((e) => fs.statSync(path.join(cache, e)).mtimeMs);
+    const again = jsprof(['run', '-q', '--out', out, phases, '50'], { env: { JSPROF_CACHE_DIR: cache } });
+    expect(again.status).toBe(0);
+    expect(fs.readdirSync(cache).map((e) => fs.statSync(path.join(cache, e)).mtimeMs)).toEqual(before);
+  });
+});
+
+describe('frame positions agree with V8', () => {
+  test('every phase function is where node --cpu-prof puts it', () => {
+    const dir = tempDir();
+    const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, phases, '150'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir)[0]), 'utf8'));
+    const v8 = new Map<string, string>();
+    for (const node of profile.nodes) {
+      const f = node.callFrame;
+      if (f.url === phasesUrl && f.functionName) v8.set(f.functionName, `${f.lineNumber + 1}:${f.columnNumber + 1}`);
+    }
+    const out = path.join(dir, 'trace.json');
+    jsprof(['run', '-q', '--out', out, phases, '150']);
+    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const ours = new Map<string, string>();
+    for (const f of trace.frames) if (trace.resources[f.resourceId] === phasesUrl && f.name) ours.set(f.name, `${f.line}:${f.column}`);
+    const common = [...v8.keys()].filter((name) => ours.has(name));
+    expect(common).toEqual(expect.arrayContaining(['scanPrimes', 'build', 'sortNumbers', 'spin']));
+    for (const name of common) expect(`${name} ${ours.get(name)}`).toBe(`${name} ${v8.get(name)}`);
+  });
+});
+
+describe('node --import @jsprof/cli/register', () => {
+  test('instruments an ES module and installs a working Profiler', () => {
+    const run = spawnSync(process.execPath, ['--import', '@jsprof/cli/register', path.join(FIXTURES, 'esm.mjs')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, JSPROF_CACHE_DIR: path.join(tempDir(), 'cache') },
+    });
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout);
+    expect(report.withStack).toBeGreaterThan(0.8 * report.samples);
+    expect(report.names).toContain('checksum');
+    expect(report.resources).toContain(pathToFileURL(path.join(FIXTURES, 'esm.mjs')).href);
+  });
+});
+
+describe('command line', () => {
+  test('--help tells the truth about run', () => {
+    const help = jsprof(['run', '--help']);
+    expect(help.status).toBe(0);
+    for (const flag of ['--out', '--sample-interval', '--max-buffer-size', '--threshold']) expect(help.stdout).toContain(flag);
+  });
+
+  test('a missing script is a clear error', () => {
+    const r = jsprof(['run', 'no/such/file.js']);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe('jsprof: no such file: no/such/file.js');
+  });
+
+  test('a bad number is a clear error, not a stack trace', () => {
+    const r = jsprof(['run', '--threshold', 'ten', path.join(FIXTURES, 'phases.js')]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('--threshold must be a whole number');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('the program’s own arguments pass through, flags included', () => {
+    const out = path.join(tempDir(), 't.json');
+    const r = jsprof(['run', '-q', '--out', out, path.join(FIXTURES, 'phases.js'), '20', '3', '--not-ours']);
+    expect(r.status).toBe(3);
+  });
+});
+
