@@ -18,9 +18,15 @@ export const HOOK_SLOW_PATH = 's';
 
 export const CHECK_SOURCE = `--${COUNTER_ID}[0] < 0 && ${SLOW_PATH_ID}();`;
 
-/** The declarations that bind `C` and `S` in a script or module reaching the runtime through the global. */
+/**
+ * The declarations that bind `C` and `S` in a script or module reaching the runtime through the global.
+ * `C` is first a hoisted function declaration, so a check that runs before this prelude (an ES module's
+ * function called, through an import cycle, by a module it imports) computes `--f[0]` on a function:
+ * NaN, never below 0, so no sample and no error.
+ */
 export const GLOBAL_PRELUDE_SOURCE =
-  `var ${COUNTER_ID}, ${SLOW_PATH_ID};` +
+  `function ${COUNTER_ID}() {}` +
+  `var ${SLOW_PATH_ID};` +
   `(function (h) { ${COUNTER_ID} = h.${HOOK_COUNTER}; ${SLOW_PATH_ID} = h.${HOOK_SLOW_PATH}; })(` +
   `typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL} ||` +
   ` { ${HOOK_COUNTER}: [1073741824], ${HOOK_SLOW_PATH}: function () { ${COUNTER_ID}[0] = 1073741824; } });`;
@@ -29,11 +35,17 @@ export const GLOBAL_PRELUDE_SOURCE =
 export const IMPORTED_COUNTER = 'checkCounter';
 export const IMPORTED_SLOW_PATH = 'checkSlowPath';
 
+/** The prelude of an ES module reaching the runtime through an import. */
 export function importPreludeSource(importSource: string): string {
   return `import { ${IMPORTED_COUNTER} as ${COUNTER_ID}, ${IMPORTED_SLOW_PATH} as ${SLOW_PATH_ID} } from ${JSON.stringify(importSource)};`;
 }
 
-/** Whether code already carries jsprof's prelude (a second pass must change nothing). */
+/** The prelude of a script (CommonJS) reaching the runtime through `require`. */
+export function requirePreludeSource(importSource: string): string {
+  return `var { ${IMPORTED_COUNTER}: ${COUNTER_ID}, ${IMPORTED_SLOW_PATH}: ${SLOW_PATH_ID} } = require(${JSON.stringify(importSource)});`;
+}
+
+/** Whether code already carries jsprof's prelude, in any of its forms (a second pass must change nothing). */
 export function isInstrumentedSource(code: string): boolean {
-  return code.includes(`var ${COUNTER_ID}, ${SLOW_PATH_ID};`) || code.includes(`${IMPORTED_COUNTER} as ${COUNTER_ID}`);
+  return /function\s+__jsprof\$c\s*\(|\bvar\s+__jsprof\$c\b|\bas\s+__jsprof\$c\b|checkCounter\s*:\s*__jsprof\$c\b/.test(code);
 }

@@ -1,0 +1,114 @@
+/**
+ * Instrumented code behaves exactly as the original, and its checks run: every case of cases.ts,
+ * as a classic script and as an ES module (compiled to CommonJS in the same Babel pass), with the
+ * runtime reached through the global, through an import, and not loaded at all.
+ */
+import { TransformOptions } from '@babel/core';
+import { CASES, Case } from './cases';
+import { FakeRuntime, instrument, plain, runCommonJs, runScript } from './helpers';
+
+type Mode = 'script' | 'module';
+
+const COMMONJS: TransformOptions = { sourceType: 'module', plugins: ['@babel/plugin-transform-modules-commonjs'] };
+
+function source(c: Case, mode: Mode): string {
+  return mode === 'script' ? `${c.code}\n;(${c.result});\n` : `${c.code}\nexport default (${c.result});\n`;
+}
+
+/** Runs code of a case; `globals` and `modules` are what the realm and `require` provide. */
+async function run(code: string, mode: Mode, globals: Record<string, unknown> = {}, modules: Record<string, unknown> = {}) {
+  // A script with `runtime: 'import'` is CommonJS: it calls `require`.
+  const require = (id: string) => modules[id];
+  const value = mode === 'script' ? runScript(code, { require, ...globals }) : runCommonJs(code, globals, modules).default;
+  return JSON.stringify(await value);
+}
+
+async function original(c: Case, mode: Mode) {
+  return run(plain(source(c, mode), mode === 'module' ? COMMONJS : {}), mode);
+}
+
+const modes: Mode[] = ['script', 'module'];
+
+describe.each(modes)('as a %s', (mode) => {
+  const cases = CASES.filter((c) => mode === 'script' || !c.sloppy);
+  const babel = mode === 'module' ? COMMONJS : {};
+
+  test.each(cases)('$name: same result, checks run (global runtime)', async (c) => {
+    const out = instrument(source(c, mode), { threshold: 1 }, babel);
+    const runtime = new FakeRuntime();
+    expect(await run(out.code, mode, { __jsprof: runtime.hook })).toBe(await original(c, mode));
+    expect(runtime.calls).toBe(c.checks);
+  });
+
+  test.each(cases)('$name: same result without the runtime', async (c) => {
+    const out = instrument(source(c, mode), { threshold: 1 }, babel);
+    expect(await run(out.code, mode)).toBe(await original(c, mode));
+  });
+
+  test.each(cases)('$name: same result, checks run (runtime imported)', async (c) => {
+    const out = instrument(source(c, mode), { threshold: 1, runtime: 'import' }, babel);
+    const runtime = new FakeRuntime();
+    expect(await run(out.code, mode, {}, { '@jsprof/runtime': runtime.module })).toBe(await original(c, mode));
+    expect(runtime.calls).toBe(c.checks);
+  });
+});
+
+describe('options change which checks run', () => {
+  const code = 'function f(n) { let s = 0; for (let i = 0; i < n; i++) s += i; while (n--) s++; do s++; while (false); for (const k in { a: 1, b: 2 }) s += k.length; for (const v of [1, 2]) s += v; return s; }\nf(3);';
+
+  function checksOf(options: object): { result: unknown; calls: number } {
+    const runtime = new FakeRuntime();
+    const result = runScript(instrument(code, options).code, { __jsprof: runtime.hook });
+    return { result, calls: runtime.calls };
+  }
+
+  test('entry and exit by default', () => {
+    expect(checksOf({ threshold: 1 })).toEqual({ result: runScript(code), calls: 2 });
+  });
+
+  test('exits: false leaves only the entry check', () => {
+    expect(checksOf({ threshold: 1, exits: false })).toEqual({ result: runScript(code), calls: 1 });
+  });
+
+  test('loops: true adds one check per iteration of every loop', () => {
+    // for 3, while 3, do-while 1, for-in 2, for-of 2
+    expect(checksOf({ threshold: 1, loops: true })).toEqual({ result: runScript(code), calls: 2 + 3 + 3 + 1 + 2 + 2 });
+  });
+
+  test('loops in nested functions are left to those functions', () => {
+    const nested = 'function outer() { const inner = () => { for (let i = 0; i < 4; i++); }; inner(); return 1; }\nouter();';
+    const runtime = new FakeRuntime();
+    runScript(instrument(nested, { threshold: 2, loops: true }).code, { __jsprof: runtime.hook });
+    // outer has 3 statements, inner 1: only outer is instrumented, and its loop-free body gets 2 checks
+    expect(runtime.calls).toBe(2);
+  });
+
+  test('functions below the threshold get no checks', () => {
+    const src = 'function small() { return 1; }\nfunction big() { var a = 1; a++; a++; return a + small(); }\nbig();';
+    const out = instrument(src, { threshold: 4 });
+    expect(out.jsprof.functions.map((f) => [f.name, f.instrumented])).toEqual([
+      ['small', false],
+      ['big', true],
+    ]);
+    const runtime = new FakeRuntime();
+    expect(runScript(out.code, { __jsprof: runtime.hook })).toBe(4);
+    expect(runtime.calls).toBe(2);
+  });
+});
+
+describe('checks that fire', () => {
+  test('a sample that falls due is taken at the next check, then the counter is re-armed by the runtime', () => {
+    const c = new Int32Array([3]);
+    let taken = 0;
+    const hook = { c, s: () => { taken++; c[0] = 3; } };
+    const src = 'function f(i) { return i * 2; }\nvar s = 0; for (var i = 0; i < 10; i++) s += f(i); s;';
+    expect(runScript(instrument(src, { threshold: 1 }).code, { __jsprof: hook })).toBe(90);
+    // 20 checks, one sample every 4
+    expect(taken).toBe(5);
+  });
+
+  test('without the runtime, the stand-in re-arms the counter and nothing else happens', () => {
+    const src = 'function f(i) { return i; }\nfor (var i = 0; i < 1000; i++) f(i); typeof __jsprof$s;';
+    expect(runScript(instrument(src, { threshold: 1 }).code)).toBe('function');
+  });
+});
