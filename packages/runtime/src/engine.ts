@@ -6,9 +6,10 @@
  * A tick falls due on the grid; the next inserted check then calls `slowPath`, which captures the
  * stack and records it for that tick (and for ticks missed since, up to a bound). How the check
  * learns a tick is due:
- * - thread mode: a sampler thread sees the time pass and sets the shared counter to 0;
  * - count-down mode (no SharedArrayBuffer): the counter holds the number of checks expected before
- *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun.
+ *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun;
+ * - thread mode: a sampler thread sees the time pass and sets the shared counter to 0, which follows
+ *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
  * only fires when no JavaScript is running.
  */
@@ -17,6 +18,14 @@ import { FrameResolver, HeldSample, StackStore, buildTrace, defaultResolver, Pro
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
+/** Count-down mode arms for this share of the checks expected before the tick: better early than late. */
+const UNDERSHOOT = 0.5;
+/**
+ * Thread mode keeps a count-down too, for this many times the checks expected: the thread's zero can
+ * be overwritten by the check's own decrement, or not be seen for long (an optimised loop may keep the
+ * counter in a register), so the count-down takes the tick when the thread is late.
+ */
+const BACKUP = 1.5;
 /** At most this many missed ticks are charged to one captured stack; older ones get no stack. */
 const MAX_BACKFILL = 50;
 export const MAX_SESSIONS = 100;
@@ -24,7 +33,10 @@ export const MAX_SESSIONS = 100;
 export interface Ticker {
   /** Whether the thread runs yet (until then, count-down mode samples). */
   ready(): boolean;
+  /** Sets when the thread zeroes the counter next; clears `fired`. */
   setDue(time: number): void;
+  /** Whether the thread zeroed the counter since the last `setDue`. */
+  fired(): boolean;
   stop(): void;
 }
 
@@ -200,17 +212,17 @@ export class Engine {
   private arm(now: number) {
     const due = this.dueTime();
     const counter = this.hook.c;
-    if (this.ticker?.ready()) {
-      counter[0] = REARM;
-      this.ticker.setDue(due);
-      return;
-    }
+    const ticker = this.ticker?.ready() ? this.ticker : null;
     const checks = this.armedCount - counter[0];
     const elapsed = now - this.armedAt;
     let count: number;
-    if (elapsed > 0) {
-      this.rate = checks / elapsed;
-      count = Math.floor(this.rate * (due - now) * 0.5);
+    if (ticker?.fired()) {
+      // The thread zeroed the counter: how many checks ran is unknown, the rate stays.
+      count = Math.floor(this.rate * (due - now) * BACKUP);
+    } else if (elapsed > 0) {
+      // Our count ran out (or was reset to REARM: no checks counted).
+      this.rate = Math.max(0, checks) / elapsed;
+      count = Math.floor(this.rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT));
     } else {
       // The clock did not move (coarse timers): probe with twice as many checks.
       count = Math.max(1, checks * 2);
@@ -219,5 +231,6 @@ export class Engine {
     counter[0] = count;
     this.armedCount = count;
     this.armedAt = now;
+    ticker?.setDue(due);
   }
 }

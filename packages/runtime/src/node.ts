@@ -22,6 +22,7 @@ for (;;) {
   const now = performance.now() + offset;
   if (now >= due) {
     Atomics.store(counter, 0, 0);
+    control[3] = 1;
     Atomics.wait(wake, 0, generation, 1);
   } else {
     Atomics.wait(wake, 0, generation, Math.min(due - now, 1000));
@@ -31,7 +32,7 @@ for (;;) {
 
 function startWorkerTicker(counter: Int32Array): Ticker | null {
   if (!(counter.buffer instanceof SharedArrayBuffer)) return null;
-  const control = new Float64Array(new SharedArrayBuffer(3 * 8)); // [due, stop, ready]
+  const control = new Float64Array(new SharedArrayBuffer(4 * 8)); // [due, stop, ready, fired]
   const wake = new Int32Array(new SharedArrayBuffer(4));
   control[0] = Infinity;
   const worker = new Worker(TICKER_SOURCE, {
@@ -49,10 +50,12 @@ function startWorkerTicker(counter: Int32Array): Ticker | null {
   return {
     ready: () => control[2] === 1 && control[1] === 0,
     setDue(time) {
+      control[3] = 0;
       if (control[0] === time) return;
       control[0] = time;
       poke();
     },
+    fired: () => control[3] === 1,
     stop() {
       control[1] = 1;
       poke();
