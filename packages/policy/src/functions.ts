@@ -4,6 +4,9 @@
  * the start of its parameter list — the `(`, or the lone parameter of `a => …`, or the `class`
  * keyword for an implicit constructor.
  *
+ * `async` arrows start at `async`. Names also follow V8: where a function has no ECMAScript name, the
+ * one V8 infers from the assignment it stands in (`a.b = function () {}` is `a.b`).
+ *
  * Works on Babel's AST and on ESTree; positions come from the source text, so no parser's
  * token list is needed.
  */
@@ -66,19 +69,21 @@ export function v8FunctionStart(src: string, fn: Node): number {
   const params: Node[] = fn.params ?? fn.value?.params ?? [];
   const bodyStart = (fn.body ?? fn.value?.body)?.start ?? fn.end ?? src.length;
   if (fn.type === 'ArrowFunctionExpression') {
-    let pos = start;
-    if (fn.async && src.startsWith('async', pos)) pos = skipTrivia(src, pos + 5);
-    pos = skipTrivia(src, pos);
+    // `async a => …` and `async (a) => …` start at `async`.
+    if (fn.async) return start;
+    if (fn.typeParameters) return nextParen(src, fn.typeParameters.end, bodyStart);
+    const pos = skipTrivia(src, start);
     if (src[pos] === '(') return pos;
     return params.length ? (params[0].start ?? pos) : pos;
   }
   if (fn.type === 'ClassDeclaration' || fn.type === 'ClassExpression') {
-    const at = src.indexOf('class', start);
+    const at = src.indexOf('class', fn.decorators?.length ? fn.decorators[fn.decorators.length - 1].end : start);
     return at < 0 ? start : at;
   }
   let from = start;
   if (fn.key) from = fn.key.end ?? start;
   else if (fn.id) from = fn.id.end ?? start;
+  if (fn.typeParameters) from = fn.typeParameters.end ?? from;
   return nextParen(src, from, bodyStart);
 }
 
@@ -104,10 +109,13 @@ function keyName(key: Node | null | undefined, computed: boolean): string {
   }
 }
 
-/** The name a class gets: its own, or the one its position gives it. */
-function className(cls: Node, ancestors: Node[]): string {
-  if (cls.id) return cls.id.name;
-  return contextualName(cls, ancestors);
+/** The method node (Babel) or MethodDefinition/Property (ESTree) a function is the body of, if any. */
+function methodOf(fn: Node, parent: Node | undefined): Node | null {
+  if (fn.type === 'ObjectMethod' || fn.type === 'ClassMethod' || fn.type === 'ClassPrivateMethod') return fn;
+  if (!parent || parent.value !== fn) return null;
+  if (parent.type === 'MethodDefinition') return parent;
+  if (parent.type === 'Property' && (parent.method || parent.kind !== 'init')) return parent;
+  return null;
 }
 
 /** The name NamedEvaluation gives an anonymous function or class from where it stands. */
@@ -139,33 +147,113 @@ function contextualName(node: Node, ancestors: Node[]): string {
   }
 }
 
-/**
- * The name native Chromium gives a function. `ancestors` lists the function's parents, nearest
- * first (for ESTree methods, the function's parent is the MethodDefinition/Property).
- */
-export function functionName(fn: Node, ancestors: Node[]): string {
-  const parent = ancestors[0];
-  // ESTree: a method is a FunctionExpression whose parent is MethodDefinition or Property(method).
-  const method =
-    fn.type === 'ObjectMethod' || fn.type === 'ClassMethod' || fn.type === 'ClassPrivateMethod'
-      ? fn
-      : parent && (parent.type === 'MethodDefinition' || (parent.type === 'Property' && (parent.method || parent.kind !== 'init'))) && parent.value === fn
-        ? parent
-        : null;
+/** The ECMAScript `name` of a function or class (the class name for a constructor). */
+function ownName(fn: Node, ancestors: Node[]): string {
+  const method = methodOf(fn, ancestors[0]);
   if (method) {
     if (method.kind === 'constructor') {
-      const body = method === fn ? ancestors[0] : ancestors[1];
-      const cls = method === fn ? ancestors[1] : ancestors[2];
-      return cls && body ? className(cls, method === fn ? ancestors.slice(2) : ancestors.slice(3)) : '';
+      // Babel: ClassMethod < ClassBody < Class. ESTree: FunctionExpression < MethodDefinition < ClassBody < Class.
+      const at = method === fn ? 1 : 2;
+      return ancestors[at] ? functionName(ancestors[at], ancestors.slice(at + 1)) : '';
     }
-    const name = keyName(method.key, !!method.computed);
     if (method.computed) return '';
-    if (method.kind === 'get' || method.kind === 'set') return `${method.kind} ${name}`;
-    return name;
+    const name = keyName(method.key, false);
+    return method.kind === 'get' || method.kind === 'set' ? `${method.kind} ${name}` : name;
   }
-  if (fn.type === 'ClassDeclaration' || fn.type === 'ClassExpression') return className(fn, ancestors);
   if (fn.id) return fn.id.name;
   return contextualName(fn, ancestors);
+}
+
+/** Expressions V8's name inference looks through on its way to an assignment target. */
+const TRANSPARENT = new Set([
+  'ParenthesizedExpression',
+  'LogicalExpression',
+  'SequenceExpression',
+  'ArrayExpression',
+  'ObjectExpression',
+  'TSAsExpression',
+  'TSSatisfiesExpression',
+  'TSNonNullExpression',
+  'TSTypeAssertion',
+  'TypeCastExpression',
+]);
+
+/** Names an assignment target contributes: `a.b['c']` gives a, b, c; `x[i]` gives x, <computed>. */
+function targetNames(target: Node): string[] {
+  switch (target.type) {
+    case 'Identifier':
+      return [target.name];
+    case 'MemberExpression':
+    case 'OptionalMemberExpression': {
+      const names = targetNames(target.object);
+      const property = target.property;
+      let name: string;
+      if (!target.computed) name = keyName(property, false);
+      else if (property.type === 'StringLiteral' || (property.type === 'Literal' && typeof property.value === 'string')) name = property.value;
+      else name = '<computed>';
+      return name === 'prototype' ? names : [...names, name];
+    }
+    default:
+      // `this`, calls and the like contribute nothing.
+      return [];
+  }
+}
+
+/**
+ * The name V8 infers for a function without an ECMAScript name (what its profiler reports):
+ * assignment targets and object keys on the way up, `Foo.bar` for `Foo.prototype.bar = function`,
+ * `a.<computed>` for `a[0] = function`, prefixed with the enclosing function's name when that starts
+ * with a capital (`function Ctor() { this.m = function () {} }` gives `Ctor.m`). Call arguments get none.
+ */
+function inferredName(node: Node, ancestors: Node[]): string {
+  const names: string[] = [];
+  let child = node;
+  let i = 0;
+  for (; i < ancestors.length; i++) {
+    const parent = ancestors[i];
+    if (parent.type === 'ConditionalExpression' && parent.test !== child) {
+      // the function is one of the branches
+    } else if ((parent.type === 'ObjectProperty' || parent.type === 'Property') && parent.value === child) {
+      const key = keyName(parent.key, !!parent.computed);
+      if (key) names.unshift(key);
+    } else if (parent.type === 'AssignmentExpression' && parent.right === child) {
+      names.unshift(...targetNames(parent.left));
+    } else if (parent.type === 'VariableDeclarator' && parent.init === child) {
+      if (parent.id.type === 'Identifier') names.unshift(parent.id.name);
+      break;
+    } else if (!TRANSPARENT.has(parent.type)) {
+      break;
+    }
+    child = parent;
+  }
+  if (names.length === 0) return '';
+  for (; i < ancestors.length; i++) {
+    if (isFunctionLike(ancestors[i])) {
+      const enclosing = functionName(ancestors[i], ancestors.slice(i + 1));
+      if (/^\p{Lu}/u.test(enclosing)) names.unshift(enclosing);
+      break;
+    }
+  }
+  return names.join('.');
+}
+
+function isFunctionLike(node: Node): boolean {
+  return /Function(Declaration|Expression)$|^(Object|Class|ClassPrivate)Method$/.test(node.type);
+}
+
+/**
+ * The name native Chromium gives a function (or, for a class, its constructor): the ECMAScript
+ * name when there is one, else V8's inferred name (see `inferredName`); `''` for computed class members.
+ * `ancestors` lists the node's parents, nearest first, up to the root (for ESTree methods, the
+ * function's parent is the MethodDefinition/Property).
+ */
+export function functionName(fn: Node, ancestors: Node[]): string {
+  const own = ownName(fn, ancestors);
+  if (own) return own;
+  const method = methodOf(fn, ancestors[0]);
+  if (method && method.kind === 'constructor') return '';
+  // A computed method of an object literal takes the literal's inferred name; a class's gets none.
+  return method ? inferredName(method, method === fn ? ancestors : ancestors.slice(1)) : inferredName(fn, ancestors);
 }
 
 /** 1-based line and column of an offset, with a table built once per file. */
