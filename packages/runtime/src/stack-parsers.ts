@@ -1,6 +1,11 @@
 /**
  * Parsers for `Error().stack` strings of the three engine families, for engines without V8's
- * structured call sites. Each yields frames innermost first; positions are 1-based call sites.
+ * structured call sites. Each yields the frames of the synchronous stack, innermost first; positions
+ * are 1-based call sites (column 0 where the engine gave only a line).
+ *
+ * Async frames (V8's `at async f (…)`, SpiderMonkey's `async*f@…`) are not on the stack: they are the
+ * callers waiting for the frames above, and every frame after the first of them is one too. Native
+ * Chromium samples only the running stack, so the parsers stop at them.
  */
 
 export interface ParsedFrame {
@@ -14,27 +19,40 @@ export interface ParsedFrame {
 
 // "    at name (url:line:col)", "    at url:line:col", "    at async name (url:line:col)",
 // "    at new Name (url:line:col)", "    at Array.map (<anonymous>)", "    at eval (eval at f (url:1:2), <anonymous>:1:3)"
-const V8_LINE = /^\s*at (?:(?:async |new )?(.*?) \((.*)\)|(.*))$/;
+const V8_LINE = /^\s*at (?:(.*?) \((.*)\)|(.*))$/;
 const LOCATION = /^(.*):(\d+):(\d+)$/;
+const LINE_ONLY = /^(.*):(\d+)$/;
+
+function location(where: string): { url: string; line: number; column: number } | null {
+  const full = LOCATION.exec(where);
+  if (full) return { url: full[1], line: +full[2], column: +full[3] };
+  const line = LINE_ONLY.exec(where);
+  return line && line[1] ? { url: line[1], line: +line[2], column: 0 } : null;
+}
 
 export function parseV8Stack(stack: string): ParsedFrame[] {
   const frames: ParsedFrame[] = [];
   for (const line of stack.split('\n')) {
     const m = V8_LINE.exec(line);
     if (!m) continue;
-    const name = m[1] ?? '';
+    let name = m[1] ?? '';
     let where = m[2] ?? m[3] ?? '';
+    if (name.startsWith('async ') || (m[3] !== undefined && where.startsWith('async '))) break;
+    if (name.startsWith('new ')) name = name.slice(4);
+    // Chrome 109 marked some call sites "(async url:line:col)" in the middle of a synchronous stack.
+    if (where.startsWith('async ')) where = where.slice(6);
     if (where.startsWith('eval at ')) {
       // The eval'd code's own position comes last: "eval at f (url:1:2), <anonymous>:3:4".
       const comma = where.lastIndexOf(', ');
       where = comma >= 0 ? where.slice(comma + 2) : where;
     }
-    const loc = LOCATION.exec(where);
-    if (!loc || loc[1] === '<anonymous>') {
-      frames.push({ name: shortName(name), url: null, line: 0, column: 0, native: !loc || where === 'native' || where === '<anonymous>' });
+    const loc = location(where);
+    if (!loc || loc.url === '<anonymous>') {
+      // eval'd code has no URL; "(native)", "(<anonymous>)", "(index 0)" are built-ins.
+      frames.push({ name: shortName(name), url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: !loc });
       continue;
     }
-    frames.push({ name: shortName(name), url: loc[1], line: +loc[2], column: +loc[3], native: false });
+    frames.push({ name: shortName(name), url: loc.url, line: loc.line, column: loc.column, native: false });
   }
   return frames;
 }
@@ -43,15 +61,27 @@ export function parseV8Stack(stack: string): ParsedFrame[] {
 function shortName(name: string): string {
   const alias = / \[as [^\]]+\]$/.exec(name);
   const bare = alias ? name.slice(0, alias.index) : name;
-  if (bare === '<anonymous>') return '';
+  if (bare === '<anonymous>' || bare.endsWith('.<anonymous>') || bare.endsWith('(anonymous function)')) return '';
   const dot = bare.lastIndexOf('.');
   if (dot > 0 && !bare.startsWith('get ') && !bare.startsWith('set ')) return bare.slice(dot + 1);
   return bare;
 }
 
-// SpiderMonkey: "name@url:line:col", "@url:line:col", "name@url line 27 > eval:1:29", "async*name@url:1:2"
-// JavaScriptCore: "name@url:line:col", "global code@url:line:col", "map@[native code]", "url:line:col" (anonymous)
-const AT_LINE = /^(.*?)@(.*)$/;
+// SpiderMonkey: "name@url:line:col", "@url:line:col", "name@url line 27 > eval:1:29", "async*name@url:1:2",
+//   'obj["@fn"]@url:1:2' (an "@" inside a quoted key belongs to the name)
+// JavaScriptCore: "name@url:line:col", "global code@url:line:col", "map@[native code]", "url:line:col"
+//   (anonymous), "[native code]", and bare names ("baz", "eval code") for code without a URL.
+const AT_LINE = /^((?:"[^"]*"|[^@"])*?)@(.*)$/;
+/** SpiderMonkey's async boundary: the cause, then "*" ("async*", "promise callback*", "setTimeout handler*"). */
+const ASYNC_CAUSE = /^[A-Za-z][\w .]*\*/;
+const TOP_LEVEL = new Set(['global code', 'module code', 'eval code']);
+
+/** SpiderMonkey names anonymous functions by where they sit: "outer/<", "a/b.c<"; those are anonymous. */
+function atName(name: string): string {
+  if (TOP_LEVEL.has(name) || name.endsWith('<')) return '';
+  const slash = name.lastIndexOf('/');
+  return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
+}
 
 export function parseAtStack(stack: string): ParsedFrame[] {
   const frames: ParsedFrame[] = [];
@@ -59,24 +89,26 @@ export function parseAtStack(stack: string): ParsedFrame[] {
     const line = raw.trim();
     if (!line) continue;
     const m = AT_LINE.exec(line);
-    let name = m ? m[1] : '';
+    if (m && ASYNC_CAUSE.test(m[1])) break;
+    const name = atName(m ? m[1] : '');
     const where = m ? m[2] : line;
-    if (name.startsWith('async*')) name = name.slice(6);
-    if (name === 'global code' || name === 'module code' || name === 'eval code') name = '';
-    // SpiderMonkey marks anonymous functions' inferred names with "/<" and "*": "outer/<", "f*".
-    name = name.replace(/\/<$/, '').replace(/\/<\/.*$/, '').replace(/\*$/, '');
     if (where === '[native code]') {
       frames.push({ name, url: null, line: 0, column: 0, native: true });
       continue;
     }
-    if (/ line \d+ > (?:eval|Function)/.test(where)) {
-      const loc = LOCATION.exec(where);
-      frames.push({ name, url: null, line: loc ? +loc[2] : 0, column: loc ? +loc[3] : 0, native: false });
+    const evalAt = / line \d+ > (?:eval|Function)/.exec(where);
+    if (evalAt) {
+      const loc = location(where.slice(evalAt.index + evalAt[0].length));
+      frames.push({ name, url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: false });
       continue;
     }
-    const loc = LOCATION.exec(where);
-    if (!loc) continue;
-    frames.push({ name, url: loc[1], line: +loc[2], column: +loc[3], native: false });
+    const loc = location(where);
+    if (loc) {
+      frames.push({ name, url: loc.url, line: loc.line, column: loc.column, native: false });
+    } else if (!m) {
+      // JavaScriptCore prints only the name of a function without a URL (eval'd code).
+      frames.push({ name: atName(line), url: null, line: 0, column: 0, native: false });
+    }
   }
   return frames;
 }
