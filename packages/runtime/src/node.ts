@@ -2,9 +2,12 @@
  * Node's sampler thread: a worker_threads worker that watches the clock and sets the shared
  * counter to 0 when a tick falls due, so the next check on the main thread takes the sample.
  */
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { getEngine } from './hook';
 import type { Ticker } from './engine';
+import { FrameResolver, defaultResolver } from './trace';
 
 export * from './index';
 
@@ -69,3 +72,15 @@ export function useSamplerThread(enabled = true): void {
 }
 
 if (process.env.JSPROF_SAMPLER !== 'count-down') useSamplerThread(true);
+
+/**
+ * The default resolver under Node: resources are URLs, as in a browser, so a CommonJS module's
+ * absolute path becomes its `file:` URL; `node:` internals and URLs stay as they are.
+ */
+export const nodeResolver: FrameResolver = (frame) => {
+  const named = defaultResolver(frame);
+  if (named?.url !== undefined && isAbsolute(named.url)) named.url = pathToFileURL(named.url).href;
+  return named;
+};
+
+if (getEngine().resolver === defaultResolver) getEngine().resolver = nodeResolver;
