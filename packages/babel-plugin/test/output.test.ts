@@ -1,0 +1,132 @@
+/**
+ * What the plugin emits: a second pass changes nothing, source maps still lead every original token
+ * home, directives stay first, and the inserted texts are exactly the policy's.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse } from '@babel/parser';
+import traverse from '@babel/traverse';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CASES } from './cases';
+import { instrument, plain } from './helpers';
+
+const FORMS = fs.readFileSync(path.join(__dirname, 'fixtures', 'forms.js'), 'utf8');
+const SOURCES: Array<[string, string]> = [['fixtures/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
+
+const VARIANTS: Array<[string, object, 'script' | 'module']> = [
+  ['defaults', { threshold: 1 }, 'script'],
+  ['loops, no exits', { threshold: 1, loops: true, exits: false }, 'script'],
+  ['runtime import, script', { threshold: 1, runtime: 'import' }, 'script'],
+  ['runtime import, module', { threshold: 1, runtime: 'import' }, 'module'],
+  ['global runtime, module', { threshold: 1, loops: true }, 'module'],
+];
+
+describe('a second pass changes nothing', () => {
+  describe.each(VARIANTS)('%s', (_, options, sourceType) => {
+    test.each(SOURCES.filter(([name]) => sourceType === 'script' || !CASES.find((c) => c.name === name)?.sloppy))('%s', (_name, source) => {
+      const once = instrument(source, options, { sourceType });
+      expect(isInstrumentedSource(once.code)).toBe(once.jsprof.changed);
+      const twice = instrument(once.code, options, { sourceType });
+      expect(twice.jsprof.changed).toBe(false);
+      expect(twice.code).toBe(once.code);
+    });
+  });
+
+  test('code without functions above the threshold is left alone and not marked', () => {
+    const out = instrument('function f() { return 1; }', { threshold: 5 });
+    expect(out.jsprof.changed).toBe(false);
+    expect(isInstrumentedSource(out.code)).toBe(false);
+  });
+});
+
+describe('source maps lead every original identifier home', () => {
+  interface Identifier {
+    name: string;
+    line: number;
+    column: number;
+    /** Index of the top-level statement holding it. */
+    statement: number;
+  }
+
+  function identifiers(code: string, sourceType: 'script' | 'module'): Identifier[] {
+    const found: Identifier[] = [];
+    ((traverse as any).default ?? traverse)(parse(code, { sourceType }), {
+      'Identifier|PrivateName'(p: any) {
+        const node = p.node.type === 'PrivateName' ? p.node.id : p.node;
+        const top = p.find((q: any) => q.parentPath?.isProgram());
+        found.push({ name: node.name, line: node.loc.start.line, column: node.loc.start.column, statement: top.key });
+      },
+    });
+    return found;
+  }
+
+  /** [start, end] of every function and static block of the source. */
+  function bodies(source: string): Array<[number, number]> {
+    const ranges: Array<[number, number]> = [];
+    const walk = (traverse as any).default ?? traverse;
+    walk(parse(source), { 'Function|StaticBlock'(p: any) { ranges.push([p.node.start, p.node.end]); } });
+    return ranges;
+  }
+
+  test.each(SOURCES)('%s', (_name, source) => {
+    const sourceType = 'script';
+    const out = instrument(source, { threshold: 1, loops: true }, { sourceType, sourceMaps: true, filename: 'input.js' });
+    const map = new TraceMap(out.map);
+    const lines = new LineIndex(source);
+    const ranges = bodies(source);
+    const reached = new Set<number>();
+    const preludeLength = out.jsprof.changed ? parse(GLOBAL_PRELUDE_SOURCE).program.body.length : 0;
+    for (const id of identifiers(out.code, sourceType)) {
+      if (id.statement < preludeLength) continue; // the prelude stands for no original code
+      const original = originalPositionFor(map, { line: id.line, column: id.column });
+      const offset = original.line == null ? -1 : lines.offset(original.line, original.column! + 1);
+      if (/^__jsprof/.test(id.name)) {
+        // A check maps into its function (Babel gives it the position it is printing: the body's
+        // braces, or the end of an arrow's expression body), so a sample taken there lands in it.
+        expect(ranges.some(([start, end]) => start <= offset && offset <= end)).toBe(true);
+      } else {
+        expect(source.slice(offset, offset + id.name.length)).toBe(id.name);
+        reached.add(offset);
+      }
+    }
+    for (const id of identifiers(source, sourceType)) {
+      expect(reached.has(lines.offset(id.line, id.column + 1))).toBe(true);
+    }
+  });
+});
+
+describe('inserted code', () => {
+  test('the check and the preludes are the policy texts', () => {
+    const src = 'function f() { a(); }';
+    const out = instrument(src, { threshold: 1, exits: false });
+    expect(out.code).toBe(plain(`${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} a(); }`));
+    const required = instrument(src, { threshold: 1, exits: false, runtime: 'import' });
+    expect(required.code).toBe(plain(`${requirePreludeSource('@jsprof/runtime')}\nfunction f() { ${CHECK_SOURCE} a(); }`));
+    const imported = instrument(src, { threshold: 1, exits: false, runtime: 'import', importSource: 'rt' }, { sourceType: 'module' });
+    expect(imported.code).toBe(plain(`${importPreludeSource('rt')}\nfunction f() { ${CHECK_SOURCE} a(); }`, { sourceType: 'module' }));
+  });
+
+  test('directive prologues stay first, in functions and in the program', () => {
+    const out = instrument('"use strict";\nfunction f() { "use strict"; "another"; a(); }', { threshold: 1, exits: false });
+    expect(out.code).toMatch(/^"use strict";\n/);
+    expect(out.code).toContain(`function f() {\n  "use strict";\n  "another";\n\n  ${CHECK_SOURCE}\n  a();\n}`);
+  });
+
+  test('function declarations stay at the top of the body, outside the try, when the body has no let/const/class', () => {
+    const out = instrument('function f() { var x = g(); return x; function g() { return 1; } }', { threshold: 3 });
+    expect(out.code).toContain(`function f() {\n  ${CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  try {\n    var x = g();`);
+  });
+
+  test('loop bodies get a check first; single-statement bodies become blocks', () => {
+    const out = instrument('function f(n) { while (n--) g(); for (;;) { break; } }', { threshold: 1, loops: true, exits: false });
+    expect(out.code).toContain(`while (n--) {\n    ${CHECK_SOURCE}\n    g();\n  }`);
+    expect(out.code).toContain(`for (;;) {\n    ${CHECK_SOURCE}\n    break;\n  }`);
+  });
+
+  test('works next to other plugins in the same pass', () => {
+    const out = instrument('export default function f() { a(); }', { threshold: 1 }, { sourceType: 'module', plugins: ['@babel/plugin-transform-modules-commonjs'] });
+    expect(out.code).toContain('exports.default = f;');
+    expect(out.code).toContain(CHECK_SOURCE);
+  });
+});
