@@ -81,6 +81,8 @@ export class Engine {
   private nextTick = Infinity;
   private ticker: Ticker | null = null;
   private stopIdleTimer: (() => void) | null = null;
+  /** Runtime code is running (a capture, or the program's code called by the runtime): no sampling. */
+  private busy = 0;
   private armedAt = 0;
   private armedCount = 0;
   private rate = 0;
@@ -93,8 +95,9 @@ export class Engine {
     readonly platform: Platform,
   ) {}
 
-  get active(): number {
-    return this.sessions.size;
+  /** Profilers not yet stopped, as native Chromium counts them for its limit of 100. */
+  get open(): number {
+    return this.held.size;
   }
 
   get mode(): 'thread' | 'count-down' {
@@ -127,14 +130,35 @@ export class Engine {
   stop(session: Session, resolver: FrameResolver = this.resolver): ProfilerTrace {
     this.sessions.delete(session);
     this.held.delete(session);
-    const trace = buildTrace(session.samples, this.store, resolver);
     if (this.sessions.size === 0) this.quiesceSampling();
-    if (this.held.size === 0) this.store.clear();
-    return trace;
+    try {
+      return this.guard(() => buildTrace(session.samples, this.store, resolver));
+    } finally {
+      if (this.held.size === 0) this.store.clear();
+    }
+  }
+
+  /**
+   * Runs runtime code that calls the program's (a frame resolver, an option's getter): checks in
+   * that code take no sample, which would show the runtime's frames; a tick falling due meanwhile
+   * is taken at the first check after.
+   */
+  guard<T>(fn: () => T): T {
+    this.busy++;
+    try {
+      return fn();
+    } finally {
+      if (--this.busy === 0 && this.sessions.size) this.arm(this.platform.now());
+    }
   }
 
   /** Called by an inserted check when the counter runs out. Never throws. */
   readonly slowPath = () => {
+    if (this.busy) {
+      this.hook.c[0] = REARM;
+      return;
+    }
+    this.busy++;
     try {
       if (this.sessions.size === 0) {
         this.hook.c[0] = REARM;
@@ -142,12 +166,19 @@ export class Engine {
       }
       const now = this.platform.now();
       if (now >= this.dueTime()) {
-        const stack = this.store.add(captureStack(this.hook.s));
+        let stack = -1;
+        try {
+          stack = this.store.add(captureStack(this.hook.s));
+        } catch {
+          // recorded without a stack
+        }
         this.record(now, stack);
       }
       if (this.sessions.size) this.arm(now);
     } catch {
       this.hook.c[0] = REARM;
+    } finally {
+      this.busy--;
     }
   };
 

@@ -70,9 +70,9 @@ export class Profiler extends EventTargetBase {
 
   constructor(options: ProfilerInitOptions) {
     super();
-    const { interval, capacity } = readOptions(options);
     const engine = getEngine();
-    if (engine.active >= MAX_SESSIONS) {
+    const { interval, capacity } = engine.guard(() => readOptions(options));
+    if (engine.open >= MAX_SESSIONS) {
       throw new TypeError(`Failed to construct 'Profiler': Cannot have more than ${MAX_SESSIONS} concurrent profilers.`);
     }
     this.#engine = engine;
@@ -117,16 +117,14 @@ export class Profiler extends EventTargetBase {
     return this.#engine.stop(this.#session);
   }
 
+  /**
+   * Fires `samplebufferfull` in a later task. The timer calls `dispatchEvent` itself, so no frame of
+   * the runtime is under a listener (a listener's own checks may sample for another profiler).
+   * A listener's exception is reported by `dispatchEvent`, as for any event.
+   */
   #bufferFull() {
-    const fire = () => {
-      try {
-        const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
-        this.dispatchEvent(event);
-      } catch {
-        // a listener's exception is reported by dispatchEvent itself; nothing may reach the sampler
-      }
-    };
-    setTimeout(fire, 0);
+    const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
+    setTimeout(this.dispatchEvent.bind(this), 0, event);
   }
 }
 
