@@ -2,7 +2,7 @@
  * Captures the current JavaScript stack through `Error`, leaving `Error.stackTraceLimit` and
  * `Error.prepareStackTrace` exactly as the program had them.
  */
-import { parseStack } from './stack-parsers';
+import { ParsedFrame, parseStack } from './stack-parsers';
 
 /**
  * A frame as captured, before it is named: innermost first. `line`/`column` are 1-based; for V8
@@ -32,6 +32,7 @@ type CallSite = {
   getMethodName?(): string | null;
   isNative(): boolean;
   isEval?(): boolean;
+  isAsync?(): boolean;
 };
 
 const ErrorCtor = Error as any;
@@ -54,14 +55,17 @@ function probeCallSites(): boolean {
   }
 }
 
-/** Runs `fn` with our stack options, then puts the program's own back (own property or not). */
+/**
+ * Runs `fn` with our stack options, then puts the program's own back exactly (own property or not,
+ * data or accessor). Options are defined, not assigned, so no setter of the program runs; where
+ * they cannot be changed (a frozen `Error`), `fn` runs with the program's.
+ */
 function withStackOptions<T>(prepare: ((e: unknown, s: unknown) => unknown) | undefined, fn: () => T): T {
   const limit = Object.getOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
   const prep = Object.getOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
   try {
-    ErrorCtor.stackTraceLimit = STACK_LIMIT;
-    if (prepare) ErrorCtor.prepareStackTrace = prepare;
-    else if (prep) ErrorCtor.prepareStackTrace = undefined;
+    override('stackTraceLimit', STACK_LIMIT);
+    if (prepare || prep) override('prepareStackTrace', prepare);
     return fn();
   } finally {
     restore('stackTraceLimit', limit);
@@ -69,31 +73,70 @@ function withStackOptions<T>(prepare: ((e: unknown, s: unknown) => unknown) | un
   }
 }
 
-function restore(key: string, descriptor: PropertyDescriptor | undefined) {
-  if (descriptor) Object.defineProperty(ErrorCtor, key, descriptor);
-  else delete ErrorCtor[key];
+function override(key: string, value: unknown) {
+  try {
+    Object.defineProperty(ErrorCtor, key, { value, writable: true, configurable: true, enumerable: false });
+  } catch {
+    try {
+      ErrorCtor[key] = value; // non-configurable but writable
+    } catch {
+      // frozen: capture with the program's options
+    }
+  }
 }
 
-/** The frames below `below` (a function of the runtime, excluded with everything above it). */
+function restore(key: string, descriptor: PropertyDescriptor | undefined) {
+  try {
+    if (descriptor) Object.defineProperty(ErrorCtor, key, descriptor);
+    else delete ErrorCtor[key];
+  } catch {
+    // unchanged: override() could not change it either
+  }
+}
+
+/**
+ * The frames below `below` (a function of the runtime, excluded with everything above it), up to
+ * the first async frame (see stack-parsers.ts). May throw (a program's own `prepareStackTrace` where
+ * ours cannot be installed); the caller records the sample without a stack then.
+ */
 export function captureStack(below: Function): RawFrame[] {
   if (hasCallSites) {
     const sites = withStackOptions(returnCallSites, () => {
       const holder: { stack?: unknown } = {};
       ErrorCtor.captureStackTrace(holder, below);
       return holder.stack;
-    }) as CallSite[];
-    return Array.isArray(sites) ? sites.map(fromCallSite) : [];
+    });
+    if (Array.isArray(sites)) {
+      const frames: RawFrame[] = [];
+      for (const site of sites as CallSite[]) {
+        if (site.isAsync?.()) break;
+        frames.push(fromCallSite(site));
+      }
+      return frames;
+    }
+    // Our prepareStackTrace could not be installed: the program's formatted the stack.
+    return typeof sites === 'string' ? fromParsed(parseStack(sites)) : [];
   }
   const stack = withStackOptions(undefined, () => {
-    const holder: { stack?: string } = {};
     if (typeof ErrorCtor.captureStackTrace === 'function') {
+      const holder: { stack?: string } = {};
       ErrorCtor.captureStackTrace(holder, below);
       return holder.stack;
     }
     return new Error().stack;
   });
   if (typeof stack !== 'string') return [];
-  return parseStack(stack).map((f) => ({
+  let frames = parseStack(stack);
+  if (typeof ErrorCtor.captureStackTrace !== 'function') {
+    // `new Error()` has the runtime's own frames on top: drop them, down to `below`.
+    const own = frames.findIndex((f) => f.name === below.name);
+    if (own >= 0) frames = frames.slice(own + 1);
+  }
+  return fromParsed(frames);
+}
+
+function fromParsed(frames: ParsedFrame[]): RawFrame[] {
+  return frames.map((f) => ({
     url: f.url,
     line: f.line,
     column: f.column,
@@ -119,10 +162,4 @@ function fromCallSite(site: CallSite): RawFrame {
     name: site.getFunctionName() ?? '',
     native: site.isNative() || !url,
   };
-}
-
-/** The URL of the file that calls this (for the runtime to recognise its own frames). */
-export function callerUrl(): string | null {
-  const frames = captureStack(callerUrl);
-  return frames[0]?.url ?? null;
 }

@@ -1,0 +1,289 @@
+/**
+ * Stack capture as the program sees it: `Error.stackTraceLimit` and `Error.prepareStackTrace` come
+ * back exactly as they were, the runtime's own frames never reach a trace, and nothing the runtime
+ * does throws into the program.
+ */
+import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
+import type { ProfilerTrace } from '../src';
+import { captureStack } from '../src/capture';
+import { expectValidTrace, loadWork, runChild, sleep, stackNames, withStack, WORK_FILE } from './helpers';
+
+const work = loadWork();
+const E = Error as any;
+const KEYS = ['stackTraceLimit', 'prepareStackTrace'] as const;
+
+type Snapshot = Record<(typeof KEYS)[number], PropertyDescriptor | undefined>;
+function snapshot(): Snapshot {
+  return {
+    stackTraceLimit: Object.getOwnPropertyDescriptor(E, 'stackTraceLimit'),
+    prepareStackTrace: Object.getOwnPropertyDescriptor(E, 'prepareStackTrace'),
+  };
+}
+function put(saved: Snapshot) {
+  for (const key of KEYS) {
+    const descriptor = saved[key];
+    if (descriptor) Object.defineProperty(E, key, { ...descriptor, configurable: true });
+    else delete E[key];
+  }
+}
+
+/** Profiles busy() under eight nested calls, so that stacks are deeper than small limits. */
+async function profileDeep(): Promise<ProfilerTrace> {
+  const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+  const nest = (n: number): number => (n === 0 ? work.busy(80) : work.callThrough(() => nest(n - 1)));
+  nest(8);
+  return profiler.stop();
+}
+
+function deepest(trace: ProfilerTrace): number {
+  return Math.max(0, ...withStack(trace).map((s) => stackNames(trace, s.stackId).length));
+}
+
+/** Resources of the runtime's own sources (the tests themselves live in test/). */
+function runtimeResources(trace: ProfilerTrace): string[] {
+  return trace.resources.filter((r) => r.includes('/packages/runtime/src/'));
+}
+
+describe('Error options are restored exactly', () => {
+  let original: Snapshot;
+  beforeEach(() => {
+    original = snapshot();
+  });
+  afterEach(() => put(original));
+
+  test('as Jest set them up', async () => {
+    const trace = await profileDeep();
+    expect(snapshot()).toEqual(original);
+    if (original.prepareStackTrace) expect(E.prepareStackTrace).toBe(original.prepareStackTrace.value);
+    expect(deepest(trace)).toBeGreaterThan(10);
+  });
+
+  test('a program\'s own prepareStackTrace (as source-map-support installs) and a small limit', async () => {
+    const prepare = function prepareStackTrace(error: Error, sites: unknown[]) {
+      return `${error.message} @ ${sites.length} sites`;
+    };
+    E.prepareStackTrace = prepare;
+    E.stackTraceLimit = 3;
+    const before = snapshot();
+    const trace = await profileDeep();
+    expect(snapshot()).toEqual(before);
+    expect(E.prepareStackTrace).toBe(prepare);
+    expect(E.stackTraceLimit).toBe(3);
+    const nested = () => work.callThrough(() => work.callThrough(() => work.callThrough(() => new Error('mine').stack)));
+    expect(nested()).toBe('mine @ 3 sites');
+    // The runtime captured with its own limit.
+    expect(deepest(trace)).toBeGreaterThan(10);
+  });
+
+  test('absent properties stay absent (and capture still works without a limit)', async () => {
+    delete E.prepareStackTrace;
+    delete E.stackTraceLimit;
+    const trace = await profileDeep();
+    expect(Object.prototype.hasOwnProperty.call(E, 'prepareStackTrace')).toBe(false);
+    expect(Object.prototype.hasOwnProperty.call(E, 'stackTraceLimit')).toBe(false);
+    expect(withStack(trace).length).toBeGreaterThan(3);
+    expect(deepest(trace)).toBeGreaterThan(10);
+  });
+
+  test('accessors stay accessors and their setters are not called', async () => {
+    const calls: string[] = [];
+    let stored: unknown;
+    Object.defineProperty(E, 'prepareStackTrace', {
+      configurable: true,
+      enumerable: true,
+      get: () => stored,
+      set: (value) => {
+        calls.push('set');
+        stored = value;
+      },
+    });
+    Object.defineProperty(E, 'stackTraceLimit', { configurable: true, enumerable: false, writable: false, value: 7 });
+    const before = snapshot();
+    const trace = await profileDeep();
+    expect(snapshot()).toEqual(before);
+    expect(calls).toEqual([]);
+    expect(deepest(trace)).toBeGreaterThan(10);
+  });
+
+  test('a non-numeric limit is kept as it was', async () => {
+    E.stackTraceLimit = 'none';
+    await profileDeep();
+    expect(E.stackTraceLimit).toBe('none');
+  });
+
+  test('a prepareStackTrace that throws never runs for a capture', async () => {
+    let calls = 0;
+    E.prepareStackTrace = () => {
+      calls++;
+      throw new Error('formatter bug');
+    };
+    const trace = await profileDeep();
+    expect(calls).toBe(0);
+    expect(withStack(trace).length).toBeGreaterThan(3);
+  });
+
+  test('sampling inside the program\'s own prepareStackTrace (instrumented code formatting a stack)', async () => {
+    const prepare = (error: Error, sites: unknown[]) => {
+      work.busy(25);
+      return `custom ${error.message} ${sites.length}`;
+    };
+    E.prepareStackTrace = prepare;
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+    const formatted: string[] = [];
+    for (let i = 0; i < 6; i++) formatted.push(new Error(`e${i}`).stack!);
+    const trace = await profiler.stop();
+    expect(E.prepareStackTrace).toBe(prepare);
+    expect(formatted.every((s, i) => s.startsWith(`custom e${i} `))).toBe(true);
+    const stacks = withStack(trace).map((s) => stackNames(trace, s.stackId));
+    expect(stacks.length).toBeGreaterThan(5);
+    expect(stacks.some((names) => names.includes('prepare') && names.includes('busy'))).toBe(true);
+  });
+});
+
+describe('the runtime\'s own frames never appear', () => {
+  afterEach(() => setFrameResolver(nodeResolver));
+
+  test('in a plain capture', () => {
+    function caller() {
+      return captureStack(caller);
+    }
+    function outer() {
+      return caller();
+    }
+    const frames = outer();
+    expect(frames[0].name).toBe('outer');
+    expect(frames.some((f) => f.url?.includes('/packages/runtime/src/'))).toBe(false);
+  });
+
+  test('while a samplebufferfull listener runs the program\'s code', async () => {
+    const watcher = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+    const small = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
+    let ran = 0;
+    small.addEventListener('samplebufferfull', function onFull() {
+      work.busy(100);
+      ran++;
+    });
+    work.busy(40);
+    await sleep(150);
+    const trace = await watcher.stop();
+    await small.stop();
+    expect(ran).toBe(1);
+    expectValidTrace(trace);
+    expect(runtimeResources(trace)).toEqual([]);
+    // The listener's samples: the listener under Node's own event dispatch, nothing of ours.
+    const inListener = withStack(trace)
+      .map((s) => stackNames(trace, s.stackId))
+      .filter((names) => names.includes('onFull'));
+    expect(inListener.length).toBeGreaterThan(4);
+  });
+
+  test('while a frame resolver runs the program\'s code', async () => {
+    const watcher = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+    const other = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+    work.busy(60);
+    setFrameResolver((frame) => {
+      work.busy(3);
+      return nodeResolver(frame);
+    });
+    const started = performance.now();
+    await other.stop();
+    expect(performance.now() - started).toBeGreaterThan(20); // the resolver took ticks' worth of time
+    setFrameResolver(nodeResolver);
+    work.busy(30);
+    const trace = await watcher.stop();
+    expectValidTrace(trace);
+    expect(runtimeResources(trace)).toEqual([]);
+  });
+
+  test('while an option getter runs the program\'s code', async () => {
+    const watcher = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+    const options = {
+      get sampleInterval() {
+        work.busy(50);
+        return 10;
+      },
+      maxBufferSize: 10,
+    };
+    const profiler = new Profiler(options);
+    work.busy(20);
+    await profiler.stop();
+    const trace = await watcher.stop();
+    expect(runtimeResources(trace)).toEqual([]);
+    expect(withStack(trace).length).toBeGreaterThan(3);
+  });
+});
+
+describe('nothing throws into the program', () => {
+  test('a failing Error.captureStackTrace: samples without stacks, sampling goes on', async () => {
+    const saved = E.captureStackTrace;
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+    let thrown: unknown = null;
+    E.captureStackTrace = () => {
+      throw new Error('not today');
+    };
+    try {
+      work.busy(80);
+    } catch (error) {
+      thrown = error;
+    } finally {
+      E.captureStackTrace = saved;
+    }
+    work.busy(50);
+    const trace = await profiler.stop();
+    expect(thrown).toBeNull();
+    const broken = trace.samples.filter((s) => s.stackId === undefined).length;
+    expect(broken).toBeGreaterThan(3);
+    expect(withStack(trace).length).toBeGreaterThan(2);
+  });
+
+  test('a throwing samplebufferfull listener does not disturb sampling', () => {
+    // In a child: Node reports a listener's exception as uncaught, which Jest would take as a failure.
+    const out = runChild(`
+      const rt = require(SRC + '/node.ts');
+      const work = require(${JSON.stringify(WORK_FILE)});
+      const errors = [];
+      process.on('uncaughtException', (e) => errors.push(e.message));
+      const watcher = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+      const small = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 1 });
+      small.onsamplebufferfull = () => { throw new Error('listener bug'); };
+      work.busy(30);
+      setTimeout(async () => {
+        work.busy(50);
+        const trace = await watcher.stop();
+        await small.stop();
+        console.log(JSON.stringify({ errors, stacked: trace.samples.filter((s) => s.stackId !== undefined).length }));
+      }, 40);`);
+    // Reported as any listener's exception is, not thrown into the sampler.
+    expect(out.errors).toEqual(['listener bug']);
+    expect(out.stacked).toBeGreaterThan(4);
+  });
+
+  const frozenScript = (freezeFirst: boolean) => `
+    ${freezeFirst ? 'Object.freeze(Error);' : ''}
+    const rt = require(SRC + '/node.ts');
+    ${freezeFirst ? '' : 'Object.freeze(Error);'}
+    const work = require(${JSON.stringify(WORK_FILE)});
+    const p = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+    let thrown = null;
+    try { work.busy(150); } catch (e) { thrown = String(e); }
+    p.stop().then((trace) => {
+      const names = trace.samples.filter((s) => s.stackId !== undefined).map((s) => {
+        const out = [];
+        for (let id = s.stackId; id !== undefined; id = trace.stacks[id].parentId) out.unshift(trace.frames[trace.stacks[id].frameId].name);
+        return out;
+      });
+      console.log(JSON.stringify({ thrown, samples: trace.samples.length, stacked: names.length, leaf: names.filter((n) => n.includes('busy')).length, limit: Error.stackTraceLimit }));
+    });`;
+
+  test.each([
+    ['after the runtime loaded', false],
+    ['before the runtime loaded', true],
+  ])('a frozen Error (%s): stacks from the formatted string, nothing thrown', (_, freezeFirst) => {
+    const out = runChild(frozenScript(freezeFirst));
+    expect(out.thrown).toBeNull();
+    expect(out.limit).toBe(10);
+    expect(out.samples).toBeGreaterThan(5);
+    expect(out.stacked).toBeGreaterThan(5);
+    expect(out.leaf).toBe(out.stacked);
+  });
+});
