@@ -5,7 +5,8 @@
  * - every statement counts 1, and statements in nested blocks, branches and loop bodies count too;
  * - nested functions and classes count 1 where they stand; their bodies are their own;
  * - an expression statement counts the effects it chains: `a(), b()` is 2, `a && b()` is 2,
- *   `c ? d() : e()` is 3 (the same as the `if` a minifier folded it from);
+ *   `c ? d() : e()` is 3 (the same as the `if` a minifier folded it from), and so does an
+ *   assignment of them: `x = c ? d : e` is 3, as `if (c) x = d; else x = e;`;
  * - `var a = 1, b = 2` counts one per declarator; `return a(), b` counts its sequence like a statement.
  *
  * It reads only `type` and child fields common to Babel's AST and ESTree, so every front end shares it.
@@ -36,6 +37,8 @@ export function countExpression(node: Node | null | undefined): number {
       return countExpression(node.left) + countExpression(node.right);
     case 'ConditionalExpression':
       return 1 + countExpression(node.consequent) + countExpression(node.alternate);
+    case 'AssignmentExpression':
+      return countExpression(node.right);
     case 'ParenthesizedExpression':
       return countExpression(node.expression);
     case 'UnaryExpression':

@@ -1,0 +1,61 @@
+/** The inserted texts: valid code that binds the counter before anything can use it. */
+import * as vm from 'node:vm';
+import { parse } from '@babel/parser';
+import {
+  CHECK_SOURCE,
+  COUNTER_ID,
+  GLOBAL_PRELUDE_SOURCE,
+  SLOW_PATH_ID,
+  importPreludeSource,
+  isInstrumentedSource,
+  requirePreludeSource,
+} from '../src/check';
+
+const REARM = 1073741824;
+
+function run(code: string, globals: Record<string, unknown> = {}) {
+  const context = vm.createContext(globals);
+  return vm.runInContext(code, context);
+}
+
+test('the texts parse as scripts and modules', () => {
+  expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'script' })).not.toThrow();
+  expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'module' })).not.toThrow();
+  expect(() => parse(requirePreludeSource('@jsprof/runtime'), { sourceType: 'script' })).not.toThrow();
+  expect(() => parse(importPreludeSource('x"y'), { sourceType: 'module' })).not.toThrow();
+  expect(importPreludeSource('x"y')).toContain('from "x\\"y"');
+});
+
+test('without the runtime, the stand-in counts down from 2^30 and re-arms itself', () => {
+  const result = run(`${GLOBAL_PRELUDE_SOURCE}\nvar first = ${COUNTER_ID}[0]; ${CHECK_SOURCE} var after = ${COUNTER_ID}[0];\n${COUNTER_ID}[0] = 0; ${CHECK_SOURCE} [first, after, ${COUNTER_ID}[0]];`);
+  expect(Array.from(result)).toEqual([REARM, REARM - 1, REARM]);
+});
+
+test('with the runtime, the prelude binds its hook', () => {
+  const hook = { c: new Int32Array([0]), s: jest.fn() };
+  run(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}${CHECK_SOURCE}`, { __jsprof: hook });
+  expect(hook.s).toHaveBeenCalledTimes(2);
+  expect(hook.c[0]).toBe(-2);
+});
+
+test('a global __jsprof that is not an object is ignored', () => {
+  expect(run(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE} typeof ${SLOW_PATH_ID};`, { __jsprof: 42 })).toBe('function');
+});
+
+test('a check that runs before the prelude (an import cycle) neither throws nor samples', () => {
+  // Function declarations are hoisted, as they are when another module calls into this one first.
+  const code = `var early = f();\n${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} return "ran"; }\n[early, f()];`;
+  const hook = { c: new Int32Array([0]), s: jest.fn() };
+  expect(Array.from(run(code, { __jsprof: hook }))).toEqual(['ran', 'ran']);
+  expect(hook.s).toHaveBeenCalledTimes(1);
+});
+
+test('isInstrumentedSource recognises every prelude, as written or reformatted', () => {
+  expect(isInstrumentedSource(GLOBAL_PRELUDE_SOURCE)).toBe(true);
+  expect(isInstrumentedSource(GLOBAL_PRELUDE_SOURCE.replace(/ /g, '\n  '))).toBe(true);
+  expect(isInstrumentedSource(importPreludeSource('rt'))).toBe(true);
+  expect(isInstrumentedSource(requirePreludeSource('rt'))).toBe(true);
+  expect(isInstrumentedSource('var __jsprof$c, __jsprof$s;')).toBe(true);
+  expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
+  expect(isInstrumentedSource('const __jsprof$count = 1;')).toBe(false);
+});

@@ -1,0 +1,94 @@
+/** Options: validated once, defaults filled in, messages that say what to write instead. */
+import { DEFAULT_OPTIONS, OptionsError, normalizeOptions, shouldInstrumentFile } from '../src/options';
+
+describe('normalizeOptions', () => {
+  test('nothing gives the defaults, with lists of its own', () => {
+    const a = normalizeOptions(undefined);
+    expect(a).toEqual({ threshold: 10, loops: false, exits: true, runtime: 'global', importSource: '@jsprof/runtime', include: [], exclude: [] });
+    expect(normalizeOptions(null)).toEqual(a);
+    expect(normalizeOptions({})).toEqual(a);
+    a.include.push('x');
+    expect(DEFAULT_OPTIONS.include).toEqual([]);
+    expect(normalizeOptions({}).include).toEqual([]);
+  });
+
+  test('every option can be set', () => {
+    const options = normalizeOptions({
+      threshold: 0,
+      loops: true,
+      exits: false,
+      runtime: 'import',
+      importSource: 'my-runtime',
+      include: 'src/',
+      exclude: [/test/, 'vendor'],
+    });
+    expect(options).toEqual({
+      threshold: 0,
+      loops: true,
+      exits: false,
+      runtime: 'import',
+      importSource: 'my-runtime',
+      include: ['src/'],
+      exclude: [/test/, 'vendor'],
+    });
+  });
+
+  test.each([
+    ['a string', 'fast', 'options must be an object, got "fast"'],
+    ['an array', [], 'options must be an object, got an array'],
+    ['an unknown option', { treshold: 3 }, 'unknown option "treshold"; known options are: threshold, loops, exits, runtime, importSource, include, exclude'],
+    ['a negative threshold', { threshold: -1 }, 'option "threshold" must be a whole number of statements ≥ 0; got -1'],
+    ['a fractional threshold', { threshold: 2.5 }, 'option "threshold" must be a whole number of statements ≥ 0; got 2.5'],
+    ['a threshold string', { threshold: '10' }, 'option "threshold" must be a whole number of statements ≥ 0; got "10"'],
+    ['NaN', { threshold: NaN }, 'option "threshold" must be a whole number of statements ≥ 0; got NaN'],
+    ['Infinity', { threshold: Infinity }, 'option "threshold" must be a whole number of statements ≥ 0; got Infinity'],
+    ['null threshold', { threshold: null }, 'option "threshold" must be a whole number of statements ≥ 0; got null'],
+    ['loops as a string', { loops: 'yes' }, 'option "loops" must be true or false; got "yes"'],
+    ['exits as a number', { exits: 1 }, 'option "exits" must be true or false; got 1'],
+    ['an unknown runtime', { runtime: 'esm' }, 'option "runtime" must be "global" or "import"; got "esm"'],
+    ['an empty importSource', { importSource: '' }, 'option "importSource" must be a module specifier string; got ""'],
+    ['include of numbers', { include: [1] }, 'option "include" must be a string, a RegExp or an array of them; got 1'],
+    ['exclude as an object', { exclude: { a: 1 } }, 'option "exclude" must be a string, a RegExp or an array of them; got object'],
+    ['exclude with null', { exclude: ['a', null] }, 'option "exclude" must be a string, a RegExp or an array of them; got null'],
+  ])('rejects %s', (_, raw, message) => {
+    expect(() => normalizeOptions(raw)).toThrow(new OptionsError(message));
+    expect(() => normalizeOptions(raw)).toThrow(`@jsprof: ${message}`);
+  });
+
+  test('errors are OptionsErrors', () => {
+    let error: unknown;
+    try {
+      normalizeOptions({ threshold: -1 });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(OptionsError);
+    expect((error as Error).name).toBe('OptionsError');
+  });
+});
+
+describe('shouldInstrumentFile', () => {
+  test('code without a file name is instrumented', () => {
+    expect(shouldInstrumentFile(normalizeOptions({ include: ['src/'] }), undefined)).toBe(true);
+    expect(shouldInstrumentFile(normalizeOptions({}), null)).toBe(true);
+  });
+
+  test('include keeps only matching files; exclude wins over include', () => {
+    const options = normalizeOptions({ include: ['/src/', /\.mjs$/], exclude: [/\/vendor\//] });
+    expect(shouldInstrumentFile(options, '/app/src/a.js')).toBe(true);
+    expect(shouldInstrumentFile(options, '/app/lib/b.mjs')).toBe(true);
+    expect(shouldInstrumentFile(options, '/app/lib/b.js')).toBe(false);
+    expect(shouldInstrumentFile(options, '/app/src/vendor/c.js')).toBe(false);
+  });
+
+  test('Windows paths are matched with forward slashes', () => {
+    const options = normalizeOptions({ exclude: ['node_modules/'] });
+    expect(shouldInstrumentFile(options, 'C:\\app\\node_modules\\x\\index.js')).toBe(false);
+    expect(shouldInstrumentFile(options, 'C:\\app\\src\\index.js')).toBe(true);
+  });
+
+  test('a global RegExp gives the same answer every time', () => {
+    const options = normalizeOptions({ exclude: /vendor/g });
+    for (let i = 0; i < 3; i++) expect(shouldInstrumentFile(options, '/vendor/a.js')).toBe(false);
+  });
+});
