@@ -140,6 +140,46 @@ describe('Error options are restored exactly', () => {
   });
 });
 
+describe('capture paths', () => {
+  test('async callers are not on the stack (V8 call sites)', async () => {
+    function probe() {
+      return captureStack(probe);
+    }
+    async function resumed() {
+      await null;
+      return probe();
+    }
+    async function awaiting() {
+      return await resumed();
+    }
+    const frames = await awaiting();
+    expect(frames.map((f) => f.name)).toEqual(['resumed']);
+  });
+
+  test('without Error.captureStackTrace: new Error().stack, cut below the runtime\'s frames', () => {
+    const saved = Object.getOwnPropertyDescriptor(E, 'captureStackTrace')!;
+    let frames: ReturnType<typeof captureStack> = [];
+    try {
+      delete E.captureStackTrace;
+      jest.isolateModules(() => {
+        const isolated: typeof import('../src/capture') = require('../src/capture');
+        function below() {
+          return isolated.captureStack(below);
+        }
+        function caller() {
+          return below();
+        }
+        frames = caller();
+      });
+    } finally {
+      Object.defineProperty(E, 'captureStackTrace', saved);
+    }
+    expect(frames[0].name).toBe('caller');
+    expect(frames[0].url).toBe(__filename);
+    expect(frames.some((f) => f.url?.includes('/packages/runtime/src/'))).toBe(false);
+  });
+});
+
 describe('the runtime\'s own frames never appear', () => {
   afterEach(() => setFrameResolver(nodeResolver));
 

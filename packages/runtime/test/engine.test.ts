@@ -1,0 +1,341 @@
+/**
+ * The shared sampler on a simulated clock: the tick grid, late and missed ticks, idle ticks, full
+ * sessions, bounded memory, and the count-down and thread arming, deterministically.
+ */
+import { BASE_INTERVAL, Engine, Platform, REARM, Session, Ticker } from '../src/engine';
+import { defaultResolver } from '../src/trace';
+
+interface FakeTicker extends Ticker {
+  due: number;
+  firedFlag: boolean;
+}
+
+function fakeTicker(): FakeTicker {
+  return {
+    due: Infinity,
+    firedFlag: false,
+    ready: () => true,
+    setDue(time) {
+      this.due = time;
+      this.firedFlag = false;
+    },
+    fired() {
+      return this.firedFlag;
+    },
+    stop() {},
+  };
+}
+
+function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
+  let clock = 5000;
+  let idle: (() => void) | null = null;
+  const hook = { c: new Int32Array(1), s: () => {} };
+  hook.c[0] = REARM;
+  const platform: Platform = {
+    now: () => (options.coarse ? Math.floor(clock) : clock),
+    startIdleTimer(fn) {
+      idle = fn;
+      return () => {
+        idle = null;
+      };
+    },
+    startTicker: options.ticker ? () => options.ticker! : undefined,
+  };
+  const engine = new Engine(hook, platform);
+  hook.s = engine.slowPath;
+  const fired: Session[] = [];
+  const env = {
+    engine,
+    hook,
+    get clock() {
+      return clock;
+    },
+    advance(ms: number) {
+      clock += ms;
+    },
+    /** The idle timer firing (only when no JavaScript runs). */
+    idle() {
+      idle?.();
+    },
+    get idleRunning() {
+      return idle !== null;
+    },
+    start(interval = 10, capacity = 10000) {
+      const session: Session = engine.start(interval, capacity, () => fired.push(session));
+      return session;
+    },
+    fired,
+    /** An instrumented check, as inserted. */
+    check() {
+      if (--hook.c[0] < 0) hook.s();
+    },
+    /**
+     * Runs checks for `ms` of simulated time, `perMs` checks per ms; a fake thread zeroes the counter
+     * when due (unless it is `lossy`: then its zero is always overwritten, as by the check's own decrement).
+     */
+    run(ms: number, perMs: number, thread?: { ticker: FakeTicker; lossy?: boolean }) {
+      const step = 1 / perMs;
+      const end = clock + ms;
+      let slow = 0;
+      const s = hook.s;
+      hook.s = () => {
+        slow++;
+        s();
+      };
+      while (clock < end) {
+        clock += step;
+        if (thread && clock >= thread.ticker.due) {
+          thread.ticker.firedFlag = true;
+          if (!thread.lossy) hook.c[0] = 0;
+        }
+        env.check();
+      }
+      hook.s = s;
+      return slow;
+    },
+  };
+  return env;
+}
+
+describe('the tick grid', () => {
+  test('a check before the tick records nothing; the first check after it records it', () => {
+    const env = setup();
+    const session = env.start();
+    env.advance(5);
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(0);
+    env.advance(6); // 11 ms: tick 1 (10 ms) is due
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(1);
+    expect(session.samples[0].timestamp).toBe(env.clock);
+    expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
+    env.advance(1);
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(1);
+  });
+
+  test('ticks missed by a late check are made up for with its stack, stamped on the grid', () => {
+    const env = setup();
+    const session = env.start();
+    const origin = env.clock;
+    env.advance(42); // ticks at 10, 20, 30, 40 are due
+    env.engine.slowPath();
+    expect(session.samples.map((s) => s.timestamp)).toEqual([origin + 10, origin + 20, origin + 30, env.clock]);
+    expect(new Set(session.samples.map((s) => s.stack)).size).toBe(1);
+    expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
+  });
+
+  test('at most 50 missed ticks are charged to one stack; older ones have none', () => {
+    const env = setup();
+    const session = env.start();
+    env.advance(70 * BASE_INTERVAL + 1);
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(70);
+    expect(session.samples.slice(0, 20).every((s) => s.stack === -1)).toBe(true);
+    expect(session.samples.slice(20).every((s) => s.stack >= 0)).toBe(true);
+  });
+
+  test('the idle timer records ticks without a stack', () => {
+    const env = setup();
+    const session = env.start();
+    expect(env.idleRunning).toBe(true);
+    env.advance(9);
+    env.idle();
+    expect(session.samples).toHaveLength(0);
+    env.advance(25);
+    env.idle();
+    expect(session.samples).toHaveLength(3);
+    expect(session.samples.every((s) => s.stack === -1)).toBe(true);
+  });
+
+  test('sessions of 10 and 30 ms share ticks and timestamps', () => {
+    const env = setup();
+    const fine = env.start(10);
+    env.advance(3);
+    const coarse = env.start(30);
+    for (let i = 0; i < 40; i++) {
+      env.advance(BASE_INTERVAL * 0.7);
+      env.engine.slowPath();
+    }
+    const times = new Set(fine.samples.map((s) => s.timestamp));
+    expect(coarse.samples.length).toBeGreaterThanOrEqual(8);
+    expect(coarse.samples.every((s) => times.has(s.timestamp))).toBe(true);
+    expect(fine.samples.length).toBeGreaterThanOrEqual(3 * coarse.samples.length - 3);
+  });
+
+  test('a session started later takes ticks from the next one on', () => {
+    const env = setup();
+    const first = env.start(10);
+    env.advance(25);
+    env.engine.slowPath(); // ticks 1, 2
+    const second = env.start(20); // starts at tick 3
+    env.advance(60);
+    env.engine.slowPath(); // ticks 3..8
+    expect(first.samples).toHaveLength(8);
+    expect(second.samples).toHaveLength(3); // ticks 3, 5, 7
+  });
+});
+
+describe('full sessions and memory', () => {
+  test('a session keeps at most its capacity; onFull once; the others go on', () => {
+    const env = setup();
+    const small = env.start(10, 3);
+    const large = env.start(10, 10000);
+    for (let i = 0; i < 20; i++) {
+      env.advance(10);
+      env.engine.slowPath();
+    }
+    expect(small.samples).toHaveLength(3);
+    expect(small.full).toBe(true);
+    expect(env.fired).toEqual([small]);
+    expect(large.samples).toHaveLength(20);
+    // Both count towards the limit of 100 until stopped.
+    expect(env.engine.open).toBe(2);
+  });
+
+  test('a long session with a small buffer holds only its buffer', () => {
+    const env = setup();
+    const session = env.start(10, 50);
+    for (let i = 0; i < 2000; i++) {
+      env.advance(10);
+      env.engine.slowPath();
+    }
+    expect(session.samples).toHaveLength(50);
+  });
+
+  test('capacity 0: full at the first tick, no samples', () => {
+    const env = setup();
+    const session = env.start(10, 0);
+    env.advance(11);
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(0);
+    expect(env.fired).toEqual([session]);
+  });
+
+  test('the stack store is cleared when no profiler holds samples', () => {
+    const env = setup();
+    const full = env.start(10, 2);
+    const running = env.start(10, 10000);
+    for (let i = 0; i < 5; i++) {
+      env.advance(10);
+      env.engine.slowPath();
+    }
+    expect(env.engine.store.frames.length).toBeGreaterThan(0);
+    env.engine.stop(running);
+    // The full one still holds samples that point into the store.
+    expect(env.engine.store.frames.length).toBeGreaterThan(0);
+    expect(env.idleRunning).toBe(false);
+    expect(env.hook.c[0]).toBe(REARM);
+    const trace = env.engine.stop(full, defaultResolver);
+    expect(trace.samples).toHaveLength(2);
+    expect(trace.samples.every((s) => s.stackId !== undefined)).toBe(true);
+    expect(env.engine.store.frames).toHaveLength(0);
+    expect(env.engine.store.stacks).toHaveLength(0);
+  });
+
+  test('a new profiler after all stopped starts from an empty store', () => {
+    const env = setup();
+    const a = env.start();
+    env.advance(11);
+    env.engine.slowPath();
+    env.engine.stop(a);
+    env.start();
+    expect(env.engine.store.frames).toHaveLength(0);
+  });
+
+  test('without sessions the slow path disarms the counter', () => {
+    const env = setup();
+    env.hook.c[0] = -1;
+    env.engine.slowPath();
+    expect(env.hook.c[0]).toBe(REARM);
+  });
+});
+
+describe('arming', () => {
+  test('count-down: every tick of a steady program is taken, with few slow-path calls', () => {
+    const env = setup();
+    const session = env.start();
+    const slow = env.run(1000, 2000); // 2000 checks per ms
+    expect(session.samples.length).toBeGreaterThanOrEqual(99);
+    expect(session.samples.every((s) => s.stack >= 0)).toBe(true);
+    // Each call arms for half the checks left: about log2(checks per tick) calls per tick.
+    expect(slow).toBeLessThan(100 * (Math.log2(2000 * BASE_INTERVAL) + 3));
+    // Taken close to the grid: never two intervals apart.
+    const times = session.samples.map((s) => s.timestamp);
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
+  });
+
+  test('count-down: the program slowing down tenfold loses no tick', () => {
+    const env = setup();
+    const session = env.start();
+    env.run(300, 2000);
+    env.run(300, 200);
+    env.run(300, 2000);
+    expect(session.samples.length).toBeGreaterThanOrEqual(89);
+    expect(session.samples.every((s) => s.stack >= 0)).toBe(true);
+  });
+
+  test('count-down with a clock in 1 ms steps (browsers without isolation)', () => {
+    const env = setup({ coarse: true });
+    const session = env.start();
+    env.run(500, 1000);
+    expect(session.samples.length).toBeGreaterThanOrEqual(48);
+    expect(session.samples.every((s) => s.stack >= 0)).toBe(true);
+  });
+
+  test('thread: the thread\'s zero takes the tick', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    expect(env.engine.mode).toBe('thread');
+    expect(ticker.due).toBe(env.clock + BASE_INTERVAL); // the first tick
+    const slow = env.run(1000, 2000, { ticker });
+    expect(session.samples.length).toBeGreaterThanOrEqual(99);
+    expect(slow).toBeLessThan(100 * 4);
+  });
+
+  test('thread: when the thread\'s zero is lost, the backup count-down takes the tick', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    env.run(200, 2000, { ticker }); // learn the rate while the thread works
+    env.run(800, 2000, { ticker, lossy: true });
+    expect(session.samples.length).toBeGreaterThanOrEqual(99);
+    const times = session.samples.map((s) => s.timestamp);
+    // Late by at most half an interval more than the thread would be.
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
+  });
+
+  test('stopping the last session disarms the thread', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    env.engine.stop(session);
+    expect(ticker.due).toBe(Infinity);
+    expect(env.hook.c[0]).toBe(REARM);
+  });
+
+  test('guard(): checks in the program\'s code called by the runtime take no sample; the next one does', () => {
+    const env = setup();
+    const session = env.start();
+    env.advance(15);
+    env.engine.guard(() => {
+      env.hook.c[0] = -1;
+      env.engine.slowPath();
+      expect(session.samples).toHaveLength(0);
+    });
+    expect(env.hook.c[0]).toBeLessThan(REARM); // armed again
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(1);
+  });
+
+  test('guard() returns and rethrows', () => {
+    const env = setup();
+    expect(env.engine.guard(() => 42)).toBe(42);
+    expect(() =>
+      env.engine.guard(() => {
+        throw new Error('x');
+      }),
+    ).toThrow('x');
+  });
+});

@@ -1,0 +1,155 @@
+/** The shared StackStore and the trace builder. */
+import type { RawFrame } from '../src/capture';
+import { StackStore, buildTrace, defaultResolver } from '../src/trace';
+import { expectValidTrace, stackNames } from './helpers';
+
+function frame(name: string, url: string | null = 'https://app.example/main.js', line = 1, column = 1, callLine = line, callColumn = column): RawFrame {
+  return { name, url, line, column, callLine, callColumn, native: url === null };
+}
+
+describe('StackStore', () => {
+  test('interns frames and stacks; stacks share their prefixes', () => {
+    const store = new StackStore();
+    const main = frame('main', undefined, 1, 1);
+    const a = frame('a', undefined, 10, 1);
+    const b = frame('b', undefined, 20, 1);
+    const ab = store.add([b, a, main]); // innermost first
+    const again = store.add([{ ...b }, { ...a }, { ...main }]);
+    const a2 = store.add([a, main]);
+    expect(again).toBe(ab);
+    expect(store.frames).toHaveLength(3);
+    expect(store.stacks.length / 2).toBe(3); // main, main>a, main>a>b
+    expect(store.stacks[2 * ab]).toBe(a2); // b's parent is main>a
+    expect(store.add([])).toBe(-1);
+  });
+
+  test('frames of one function at different call sites are different raw frames', () => {
+    const store = new StackStore();
+    store.add([frame('f', undefined, 5, 1, 6, 3)]);
+    store.add([frame('f', undefined, 5, 1, 9, 3)]);
+    expect(store.frames).toHaveLength(2);
+  });
+
+  test('clear() forgets everything', () => {
+    const store = new StackStore();
+    store.add([frame('a'), frame('main')]);
+    store.clear();
+    expect(store.frames).toHaveLength(0);
+    expect(store.stacks).toHaveLength(0);
+    expect(store.add([frame('a')])).toBe(0);
+  });
+});
+
+describe('buildTrace', () => {
+  const url = 'https://app.example/main.js';
+  const other = 'https://cdn.example/lib.js?v=2';
+
+  function storeWith(...stacks: RawFrame[][]) {
+    const store = new StackStore();
+    const ids = stacks.map((s) => store.add(s));
+    return { store, ids };
+  }
+
+  test('the spec shape: deduplicated, parent-first, builtins with only a name', () => {
+    const main = frame('main', url, 1, 1);
+    const work = frame('work', url, 10, 14, 12, 3);
+    const workOtherCall = frame('work', url, 10, 14, 15, 7);
+    const lib = frame('lib', other, 3, 9);
+    const map = frame('map', null, 0, 0);
+    const { store, ids } = storeWith([lib, work, main], [map, workOtherCall, main], [main], []);
+    const trace = buildTrace(
+      [
+        { timestamp: 1, stack: ids[0] },
+        { timestamp: 2, stack: ids[1] },
+        { timestamp: 3, stack: -1 },
+        { timestamp: 4, stack: ids[2] },
+        { timestamp: 5, stack: ids[0] },
+      ],
+      store,
+      defaultResolver,
+    );
+    expectValidTrace(trace);
+    expect(trace.resources).toEqual([url, other]);
+    expect(trace.frames).toEqual([
+      { name: 'main', resourceId: 0, line: 1, column: 1 },
+      { name: 'work', resourceId: 0, line: 10, column: 14 },
+      { name: 'lib', resourceId: 1, line: 3, column: 9 },
+      { name: 'map' },
+    ]);
+    expect(Object.keys(trace.frames[3])).toEqual(['name']);
+    // `work` from two call sites is one frame, main>work one stack.
+    expect(trace.stacks).toEqual([{ frameId: 0 }, { parentId: 0, frameId: 1 }, { parentId: 1, frameId: 2 }, { parentId: 1, frameId: 3 }]);
+    expect(Object.keys(trace.stacks[0])).toEqual(['frameId']);
+    expect(trace.samples).toEqual([
+      { timestamp: 1, stackId: 2 },
+      { timestamp: 2, stackId: 3 },
+      { timestamp: 3 },
+      { timestamp: 4, stackId: 0 },
+      { timestamp: 5, stackId: 2 },
+    ]);
+    expect(Object.keys(trace.samples[2])).toEqual(['timestamp']);
+  });
+
+  test('only what the samples use is in the trace', () => {
+    const { store, ids } = storeWith([frame('a', url), frame('main', url)], [frame('b', other), frame('main', url)]);
+    const trace = buildTrace([{ timestamp: 1, stack: ids[1] }], store, defaultResolver);
+    expect(trace.resources).toEqual([url, other]);
+    expect(trace.frames.map((f) => f.name)).toEqual(['main', 'b']);
+  });
+
+  test('frames resolved to null are left out; their time goes to the caller', () => {
+    const { store, ids } = storeWith([frame('inner', other), frame('hidden', other), frame('main', url)], [frame('hidden', other), frame('main', url)]);
+    const hide = (f: RawFrame) => (f.url === other ? null : defaultResolver(f));
+    const trace = buildTrace(
+      [
+        { timestamp: 1, stack: ids[0] },
+        { timestamp: 2, stack: ids[1] },
+      ],
+      store,
+      hide,
+    );
+    expectValidTrace(trace);
+    expect(trace.resources).toEqual([url]);
+    expect(trace.samples.map((s) => stackNames(trace, s.stackId))).toEqual([['main'], ['main']]);
+    // A stack of hidden frames only: a sample without a stack.
+    const { store: store2, ids: ids2 } = storeWith([frame('hidden', other)]);
+    expect(buildTrace([{ timestamp: 1, stack: ids2[0] }], store2, hide).samples).toEqual([{ timestamp: 1 }]);
+  });
+
+  test('different raw frames resolved to one frame are one frame and one stack', () => {
+    const { store, ids } = storeWith([frame('f', url, 1, 1), frame('main', url)], [frame('f', url, 2, 2), frame('main', url)]);
+    const trace = buildTrace(
+      ids.map((stack, i) => ({ timestamp: i, stack })),
+      store,
+      (f) => ({ name: f.name, url: f.url!, line: 1, column: 1 }),
+    );
+    expect(trace.frames).toHaveLength(2);
+    expect(trace.stacks).toHaveLength(2);
+    expect(trace.samples[0].stackId).toBe(trace.samples[1].stackId);
+  });
+
+  test('a resolver that throws falls back to the default naming for that frame', () => {
+    const { store, ids } = storeWith([frame('bad', url, 4, 4), frame('main', url)]);
+    const trace = buildTrace([{ timestamp: 1, stack: ids[0] }], store, (f) => {
+      if (f.name === 'bad') throw new Error('resolver bug');
+      return { name: 'MAIN' };
+    });
+    expect(trace.frames).toEqual([{ name: 'MAIN' }, { name: 'bad', resourceId: 0, line: 4, column: 4 }]);
+  });
+
+  test('a deep stack stays parent-first', () => {
+    const frames = Array.from({ length: 300 }, (_, i) => frame(`f${i}`, url, i + 1, 1));
+    const { store, ids } = storeWith(frames, frames.slice(100));
+    const trace = buildTrace(
+      [
+        { timestamp: 1, stack: ids[1] },
+        { timestamp: 2, stack: ids[0] },
+      ],
+      store,
+      defaultResolver,
+    );
+    expectValidTrace(trace);
+    expect(stackNames(trace, trace.samples[1].stackId)).toEqual(frames.map((f) => f.name).reverse());
+    expect(trace.stacks).toHaveLength(300);
+  });
+});
