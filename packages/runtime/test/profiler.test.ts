@@ -4,6 +4,7 @@
  */
 import { BASE_INTERVAL, Profiler, effectiveInterval, install, profile } from '../src/node';
 import type { ProfilerTrace } from '../src';
+import { getEngine } from '../src/hook';
 import { expectValidTrace, loadWork, sleep, stackNames, withStack } from './helpers';
 
 const work = loadWork();
@@ -297,6 +298,23 @@ describe('samples', () => {
     const times = new Set(a.samples.map((s) => s.timestamp));
     expect(b.samples.length).toBeGreaterThan(4);
     expect(b.samples.every((s) => times.has(s.timestamp))).toBe(true);
+  });
+});
+
+describe('memory', () => {
+  test('the shared stack store is emptied when no profiler holds samples', async () => {
+    const store = getEngine().store;
+    const full = new Profiler({ sampleInterval: 10, maxBufferSize: 3 });
+    const running = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+    new work.Shape(80);
+    await running.stop();
+    // The full profiler's samples still point into the store.
+    expect(store.frames.length).toBeGreaterThan(0);
+    const trace = await full.stop();
+    expect(trace.samples).toHaveLength(3);
+    expect(stackNames(trace, trace.samples[2].stackId)).toContain('busy');
+    expect(store.frames).toHaveLength(0);
+    expect(store.stacks).toHaveLength(0);
   });
 });
 
