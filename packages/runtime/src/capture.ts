@@ -114,7 +114,8 @@ export function captureStack(below: Function): RawFrame[] {
       }
       return frames;
     }
-    // Our prepareStackTrace could not be installed: the program's formatted the stack.
+    // A string: V8 formats with its default while it is already formatting a stack (a check in the
+    // program's own prepareStackTrace), or ours could not be installed (a frozen Error).
     return typeof sites === 'string' ? fromParsed(parseStack(sites)) : [];
   }
   const stack = withStackOptions(undefined, () => {
