@@ -107,6 +107,19 @@ describe('checks that fire', () => {
     expect(taken).toBe(5);
   });
 
+  test('the entry check runs before the body, the exit check after it, on return and on throw', () => {
+    const log: string[] = [];
+    const c = new Int32Array([0]);
+    const hook = { c, s: () => { log.push('check'); c[0] = 0; } };
+    const src = `function f(fail) { log.push('body'); if (fail) throw new Error('x'); return 'done'; }
+      function g() { log.push('g'); return f(false); }
+      [g(), (() => { try { f(true); } catch (e) { return e.message; } })()];`;
+    // Only f (4 statements) reaches the threshold.
+    const result = runScript(instrument(src, { threshold: 4 }).code, { __jsprof: hook, log });
+    expect(Array.from(result as string[])).toEqual(['done', 'x']);
+    expect(log).toEqual(['g', 'check', 'body', 'check', 'check', 'body', 'check']);
+  });
+
   test('without the runtime, the stand-in re-arms the counter and nothing else happens', () => {
     const src = 'function f(i) { return i; }\nfor (var i = 0; i < 1000; i++) f(i); typeof __jsprof$s;';
     expect(runScript(instrument(src, { threshold: 1 }).code)).toBe('function');
