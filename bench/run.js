@@ -1,0 +1,308 @@
+'use strict';
+/**
+ * jsprof's benchmark: overhead and accuracy of three check placements on real programs.
+ *
+ *   node bench/run.js [--quick] [--only NAME]
+ *
+ * For each program (bench/programs/), in interleaved rounds: the plain program (baseline), the
+ * program with checks but no profiler (`node --import register.js`), the program under
+ * `jsprof run` at 10 ms (thread sampler; count-down sampler in the first rounds) and under
+ * `node --cpu-prof` (ground truth, first rounds). Times are the program's own work phase. Prints
+ * one table and writes bench/out/results.json.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+const PROGRAMS = require('./programs');
+const measure = require('./measure');
+const { sourceInfo, instrumentedSourceInfo } = require('./functions');
+const { cpuProfileShares } = require('./cpuprofile');
+const { traceShares, workCoverage } = require('./trace');
+const { compare, spread, frameMismatches } = require('./accuracy');
+const { pct, points, coverage, gap, table } = require('./report');
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
+const ROUNDS = QUICK ? 2 : 5; // overhead: runs of each variant
+const V8_RUNS = QUICK ? 1 : 3; // ground truth runs (V8 shares move by up to 8 points between runs)
+const COUNT_DOWN_RUNS = QUICK ? 1 : 2; // jsprof runs with the no-SharedArrayBuffer sampler
+const V8_CHECKS_RUNS = QUICK ? 1 : 2; // V8 runs of the program with checks in place, per config
+const THRESHOLD = 10;
+const INTERVAL = 10;
+
+const CONFIGS = [
+  { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loops: false, exits: false },
+  { id: 'default', label: 'entry+exits (default)', threshold: THRESHOLD, loops: false, exits: true },
+  { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loops: true, exits: true },
+];
+
+const OUT = path.join(__dirname, 'out');
+const log = (msg) => process.stderr.write(`${msg}\n`);
+
+function median(values) {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function sumCoverage(list) {
+  const total = { due: 0, recorded: 0, taken: 0, onTime: 0 };
+  for (const c of list) for (const k of Object.keys(total)) total[k] += c[k];
+  total.delay = median(list.map((c) => c.delay).filter((d) => d != null));
+  return total;
+}
+
+/** The variants of one round, rotated so no variant always runs first or last. */
+function variantsOf(round) {
+  const list = [{ kind: 'plain' }];
+  for (const config of CONFIGS) list.push({ kind: 'checks', config });
+  for (const config of CONFIGS) list.push({ kind: 'profiled', config, sampler: 'thread' });
+  if (round < COUNT_DOWN_RUNS) for (const config of CONFIGS) list.push({ kind: 'profiled', config, sampler: 'count-down' });
+  if (round < V8_RUNS) list.push({ kind: 'cpuprof' });
+  if (round < V8_CHECKS_RUNS) for (const config of CONFIGS) list.push({ kind: 'cpuprof', config });
+  const shift = (round * 3) % list.length;
+  return [...list.slice(shift), ...list.slice(0, shift)];
+}
+
+function benchProgram(program) {
+  const url = pathToFileURL(program.file).href;
+  const work = sourceInfo(url, THRESHOLD).functions.find((f) => f.name === 'work');
+  if (!work) throw new Error(`${program.file} has no function named work`);
+  const rootKey = work.key;
+
+  // Instrument the program and its libraries into the cache, once per configuration.
+  for (const config of CONFIGS) measure.warm(program, config);
+
+  const times = { plain: [] };
+  const runs = {};
+  for (const c of CONFIGS) {
+    times[`checks/${c.id}`] = [];
+    for (const s of ['thread', 'count-down']) {
+      times[`profiled/${c.id}/${s}`] = [];
+      runs[`${c.id}/${s}`] = { shares: [], coverage: [], stats: [] };
+    }
+  }
+  const v8Runs = [];
+  const v8ChecksRuns = Object.fromEntries(CONFIGS.map((c) => [c.id, []]));
+  const resolvePlain = (u) => sourceInfo(u, THRESHOLD);
+  const checksums = new Set();
+  const traceDir = path.join(OUT, 'traces');
+  fs.mkdirSync(traceDir, { recursive: true });
+
+  for (let round = 0; round < ROUNDS; round++) {
+    const started = Date.now();
+    for (const v of variantsOf(round)) {
+      if (v.kind === 'plain') {
+        const r = measure.plain(program);
+        times.plain.push(r.work.ms);
+        checksums.add(r.work.check);
+      } else if (v.kind === 'checks') {
+        const r = measure.checksOnly(program, v.config);
+        times[`checks/${v.config.id}`].push(r.work.ms);
+        checksums.add(r.work.check);
+      } else if (v.kind === 'profiled') {
+        const tracePath = path.join(traceDir, `${program.name}-${v.config.id}-${v.sampler}-${round}.json`);
+        const r = measure.profiled(program, v.config, v.sampler, tracePath);
+        times[`profiled/${v.config.id}/${v.sampler}`].push(r.work.ms);
+        checksums.add(r.work.check);
+        const bucket = runs[`${v.config.id}/${v.sampler}`];
+        bucket.shares.push(traceShares(r.trace, rootKey));
+        bucket.coverage.push(workCoverage(r.trace, r.work, INTERVAL));
+        bucket.stats.push(r.stats);
+      } else {
+        const c = v.config;
+        const r = measure.cpuProfiled(program, path.join(OUT, 'cpuprofiles', `${program.name}-${c ? c.id : 'plain'}-${round}`), c);
+        checksums.add(r.work.check);
+        if (!c) v8Runs.push(cpuProfileShares(r.profile, rootKey, resolvePlain));
+        else v8ChecksRuns[c.id].push(cpuProfileShares(r.profile, rootKey, (u) => instrumentedSourceInfo(u, measure.instrumentOptions(c))));
+      }
+    }
+    log(`  ${program.name}: round ${round + 1}/${ROUNDS} done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+  if (checksums.size !== 1) log(`  WARNING: ${program.name} computed different results across runs: ${[...checksums].join(', ')}`);
+
+  const base = median(times.plain);
+  const overhead = (key) => (times[key].length ? median(times[key]) / base - 1 : null);
+  const configs = CONFIGS.map((c) => {
+    const bySampler = {};
+    for (const s of ['thread', 'count-down']) {
+      const r = runs[`${c.id}/${s}`];
+      bySampler[s] = {
+        overhead: overhead(`profiled/${c.id}/${s}`),
+        runs: r.shares.length,
+        coverage: sumCoverage(r.coverage),
+        samplerStats: r.stats,
+        accuracy: r.shares.length ? compare(v8Runs, r.shares, THRESHOLD) : null,
+      };
+    }
+    const thread = bySampler.thread.accuracy;
+    return {
+      id: c.id,
+      label: c.label,
+      options: { threshold: c.threshold, loops: c.loops, exits: c.exits },
+      checksOverhead: overhead(`checks/${c.id}`),
+      thread: bySampler.thread,
+      countDown: bySampler['count-down'],
+      worstInstrumented: thread.instrumented,
+      worstAll: thread.all,
+      // jsprof against V8 on the same instrumented code: the sampling's own bias.
+      bias: compare(v8ChecksRuns[c.id], runs[`${c.id}/thread`].shares, THRESHOLD).instrumented,
+      // V8 on instrumented code against V8 on the plain program: how much the checks move the time.
+      distortion: compare(v8Runs, v8ChecksRuns[c.id], THRESHOLD).instrumented,
+      v8ChecksUnmatched: [...new Set(v8ChecksRuns[c.id].flatMap((r) => r.unmatched))],
+      mismatches: frameMismatches(v8Runs, runs[`${c.id}/thread`].shares, THRESHOLD),
+    };
+  });
+  return {
+    name: program.name,
+    what: program.what,
+    baselineMs: base,
+    times,
+    deterministic: checksums.size === 1,
+    v8: {
+      runs: v8Runs.length,
+      samples: v8Runs.map((r) => r.samples),
+      spread: spread(v8Runs),
+      unmatched: [...new Set(v8Runs.flatMap((r) => r.unmatched))],
+    },
+    configs,
+  };
+}
+
+function summarize(results) {
+  return CONFIGS.map((c) => {
+    const rows = results.map((p) => p.configs.find((x) => x.id === c.id));
+    const mean = (f) => rows.reduce((s, r) => s + f(r), 0) / rows.length;
+    const summary = {
+      id: c.id,
+      label: c.label,
+      checksOverhead: mean((r) => r.checksOverhead),
+      profilingOverhead: mean((r) => r.thread.overhead),
+      meanWorstGap: mean((r) => r.worstInstrumented.gap),
+      maxWorstGap: Math.max(...rows.map((r) => r.worstInstrumented.gap)),
+    };
+    // One point of inclusive share counts as much as one percent of overhead while profiling.
+    summary.score = summary.meanWorstGap * 100 + Math.max(0, summary.profilingOverhead * 100);
+    return summary;
+  });
+}
+
+function printTable(machine, results, summary) {
+  const out = [];
+  out.push(`jsprof bench — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, ${machine.os}${QUICK ? ' (--quick)' : ''}`);
+  out.push(
+    `overhead: median work-phase time of ${ROUNDS} runs vs the plain program in the same rounds; samples: taken/due in the work phase (on time: captured within the tick's interval, not backfilled); ` +
+      `gap: worst |jsprof − V8| inclusive share in points, shares averaged over ${V8_RUNS} V8 run(s) and ${ROUNDS} jsprof run(s) (count-down: ${COUNT_DOWN_RUNS}), functions ≥1% in either.`,
+  );
+  out.push('');
+  const columns = [
+    { title: 'program', align: 'l' },
+    { title: 'config', align: 'l' },
+    { title: 'checks only', align: 'r' },
+    { title: 'profiling', align: 'r' },
+    { title: 'prof. c-down', align: 'r' },
+    { title: 'samples thread', align: 'r' },
+    { title: 'samples c-down', align: 'r' },
+    { title: 'gap, instrumented fns (worst)', align: 'l' },
+    { title: 'c-down', align: 'r' },
+    { title: 'bias', align: 'r' },
+    { title: 'distort.', align: 'r' },
+    { title: 'gap, all fns ≥1% (worst)', align: 'l' },
+  ];
+  const rows = [];
+  for (const p of results) {
+    if (rows.length) rows.push('rule');
+    for (const c of p.configs) {
+      rows.push([
+        c.id === CONFIGS[0].id ? `${p.name} (${Math.round(p.baselineMs)} ms)` : '',
+        c.label,
+        pct(c.checksOverhead),
+        pct(c.thread.overhead),
+        pct(c.countDown.overhead),
+        coverage(c.thread.coverage),
+        coverage(c.countDown.coverage),
+        gap(c.worstInstrumented),
+        c.countDown.accuracy ? points(c.countDown.accuracy.instrumented.gap) : '-',
+        points(c.bias.gap),
+        points(c.distortion.gap),
+        gap(c.worstAll),
+      ]);
+    }
+  }
+  out.push(table(columns, rows));
+  out.push('');
+  out.push('V8 against itself (worst spread of one function between its runs): ' + results.map((p) => `${p.name} ${points(p.v8.spread.gap)}`).join(', '));
+  out.push('"all fns" includes functions below the threshold: without checks they never appear as a leaf in jsprof, so that gap is expected to be larger.');
+  out.push('');
+  out.push('mean over programs        checks only  profiling  worst gap (instr.) mean / max');
+  for (const s of summary) {
+    out.push(`${s.label.padEnd(28)} ${pct(s.checksOverhead).padStart(8)} ${pct(s.profilingOverhead).padStart(10)}    ${points(s.meanWorstGap).padStart(6)} / ${points(s.maxWorstGap)}`);
+  }
+  const best = [...summary].sort((a, b) => a.score - b.score)[0];
+  out.push(`best trade-off (lowest mean worst gap in points + profiling overhead in %): ${best.label}`);
+  const notes = [];
+  for (const p of results) {
+    if (!p.deterministic) notes.push(`${p.name}: results differed between runs`);
+    if (p.v8.unmatched.length) notes.push(`${p.name}: ${p.v8.unmatched.length} V8 frame(s) start where the Babel plugin has no function, e.g. ${p.v8.unmatched.slice(0, 3).join('; ')}`);
+    const m = p.configs.find((c) => c.id === 'default').mismatches;
+    if (m.unplaced.length) notes.push(`${p.name}: ${m.unplaced.length} jsprof frame(s) start where no function starts, e.g. ${m.unplaced.slice(0, 3).map((u) => `${u.name || "''"} ${u.key}`).join('; ')}`);
+    if (m.names.length) notes.push(`${p.name}: ${m.names.length} frame(s) named differently than V8 names them, e.g. ${m.names.slice(0, 3).map((n) => `V8 '${n.v8}' jsprof '${n.jsprof}'`).join('; ')}`);
+    for (const c of p.configs) {
+      for (const s of c.countDown.samplerStats.concat(c.thread.samplerStats)) {
+        if (s && s.error) notes.push(`${p.name} ${c.id}: samplerStats failed: ${s.error}`);
+      }
+      const modes = new Set(c.countDown.samplerStats.filter(Boolean).map((s) => s.mode));
+      if (modes.size && !(modes.size === 1 && modes.has('count-down'))) notes.push(`${p.name} ${c.id}: JSPROF_SAMPLER=count-down ran in mode ${[...modes].join('/')}`);
+    }
+  }
+  if (notes.length) out.push('', 'notes:', ...notes.map((n) => `- ${n}`));
+  return out.join('\n');
+}
+
+function main() {
+  const machine = { cpu: os.cpus()[0].model, cores: os.cpus().length, node: process.version, os: `${os.type()} ${os.release()}` };
+  fs.mkdirSync(OUT, { recursive: true });
+  fs.rmSync(path.join(OUT, 'traces'), { recursive: true, force: true });
+  fs.rmSync(path.join(OUT, 'cpuprofiles'), { recursive: true, force: true });
+  const programs = ONLY ? PROGRAMS.filter((p) => p.name === ONLY) : PROGRAMS;
+  const started = Date.now();
+  const results = [];
+  for (const program of programs) {
+    log(`${program.name}: ${program.what}`);
+    results.push(benchProgram(program));
+  }
+  const summary = summarize(results);
+  const text = printTable(machine, results, summary);
+  process.stdout.write(`${text}\n`);
+  const seconds = (Date.now() - started) / 1000;
+  log(`bench took ${seconds.toFixed(0)} s`);
+  const json = {
+    machine,
+    quick: QUICK,
+    settings: { rounds: ROUNDS, v8Runs: V8_RUNS, countDownRuns: COUNT_DOWN_RUNS, threshold: THRESHOLD, sampleInterval: INTERVAL },
+    seconds,
+    programs: results.map((p) => ({
+      ...p,
+      configs: p.configs.map((c) => ({
+        ...c,
+        thread: { ...c.thread, accuracy: trimAccuracy(c.thread.accuracy) },
+        countDown: { ...c.countDown, accuracy: trimAccuracy(c.countDown.accuracy) },
+      })),
+    })),
+    summary,
+    table: text,
+  };
+  fs.writeFileSync(path.join(OUT, 'results.json'), JSON.stringify(json, null, 2));
+  log(`results written to ${path.relative(process.cwd(), path.join(OUT, 'results.json'))}`);
+}
+
+/** Keeps the 15 largest gaps of each comparison in results.json. */
+function trimAccuracy(a) {
+  return a && { ...a, rows: a.rows.slice(0, 15) };
+}
+
+main();
