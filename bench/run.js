@@ -2,7 +2,7 @@
 /**
  * jsprof's benchmark: overhead and accuracy of three check placements on real programs.
  *
- *   node bench/run.js [--quick] [--only NAME]
+ *   node bench/run.js [--quick] [--only NAME] [--reprint]
  *
  * For each program (bench/programs/), in interleaved rounds: the plain program (baseline), the
  * program with checks but no profiler (`node --import register.js`), the program under
@@ -32,6 +32,7 @@ const COUNT_DOWN_RUNS = QUICK ? 1 : 2; // jsprof runs with the no-SharedArrayBuf
 const V8_CHECKS_RUNS = QUICK ? 1 : 2; // V8 runs of the program with checks in place, per config
 const THRESHOLD = 10;
 const INTERVAL = 10;
+const SETTINGS = { rounds: ROUNDS, v8Runs: V8_RUNS, countDownRuns: COUNT_DOWN_RUNS, v8ChecksRuns: V8_CHECKS_RUNS, threshold: THRESHOLD, sampleInterval: INTERVAL };
 
 const CONFIGS = [
   { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loops: false, exits: false },
@@ -40,6 +41,7 @@ const CONFIGS = [
 ];
 
 const OUT = path.join(__dirname, 'out');
+process.chdir(path.resolve(__dirname, '..')); // the instrumentation cache is node_modules/.cache/jsprof
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 function median(values) {
@@ -182,8 +184,13 @@ function summarize(results) {
       label: c.label,
       checksOverhead: mean((r) => r.checksOverhead),
       profilingOverhead: mean((r) => r.thread.overhead),
+      countDownOverhead: mean((r) => r.countDown.overhead ?? 0),
       meanWorstGap: mean((r) => r.worstInstrumented.gap),
       maxWorstGap: Math.max(...rows.map((r) => r.worstInstrumented.gap)),
+      meanCountDownGap: mean((r) => (r.countDown.accuracy ? r.countDown.accuracy.instrumented.gap : 0)),
+      meanBias: mean((r) => r.bias.gap),
+      meanDistortion: mean((r) => r.distortion.gap),
+      meanWorstAll: mean((r) => r.worstAll.gap),
     };
     // One point of inclusive share counts as much as one percent of overhead while profiling.
     summary.score = summary.meanWorstGap * 100 + Math.max(0, summary.profilingOverhead * 100);
@@ -191,16 +198,18 @@ function summarize(results) {
   });
 }
 
-function printTable(machine, results, summary) {
+/** Relative spread of the baseline runs, (max − min) / median: how noisy this machine was. */
+function noise(values) {
+  return values.length > 1 ? (Math.max(...values) - Math.min(...values)) / median(values) : null;
+}
+
+function printTable(machine, results, summary, settings) {
+  const { rounds, v8Runs, countDownRuns, v8ChecksRuns, threshold, quick } = settings;
   const out = [];
-  out.push(`jsprof bench — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, ${machine.os}${QUICK ? ' (--quick)' : ''}`);
-  out.push(
-    `overhead: median work-phase time of ${ROUNDS} runs vs the plain program in the same rounds; samples: taken/due in the work phase (on time: captured within the tick's interval, not backfilled); ` +
-      `gap: worst |jsprof − V8| inclusive share in points, shares averaged over ${V8_RUNS} V8 run(s) and ${ROUNDS} jsprof run(s) (count-down: ${COUNT_DOWN_RUNS}), functions ≥1% in either.`,
-  );
+  out.push(`jsprof bench — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, ${machine.os}${quick ? ' (--quick)' : ''}`);
   out.push('');
   const columns = [
-    { title: 'program', align: 'l' },
+    { title: 'program (baseline, spread)', align: 'l' },
     { title: 'config', align: 'l' },
     { title: 'checks only', align: 'r' },
     { title: 'profiling', align: 'r' },
@@ -208,7 +217,7 @@ function printTable(machine, results, summary) {
     { title: 'samples thread', align: 'r' },
     { title: 'samples c-down', align: 'r' },
     { title: 'gap, instrumented fns (worst)', align: 'l' },
-    { title: 'c-down', align: 'r' },
+    { title: 'gap c-down', align: 'r' },
     { title: 'bias', align: 'r' },
     { title: 'distort.', align: 'r' },
     { title: 'gap, all fns ≥1% (worst)', align: 'l' },
@@ -216,9 +225,10 @@ function printTable(machine, results, summary) {
   const rows = [];
   for (const p of results) {
     if (rows.length) rows.push('rule');
-    for (const c of p.configs) {
+    p.configs.forEach((c, i) => {
+      const first = [`${p.name}`, `${Math.round(p.baselineMs)} ms ±${((noise(p.times.plain) || 0) * 50).toFixed(0)}%`, ''][i] || '';
       rows.push([
-        c.id === CONFIGS[0].id ? `${p.name} (${Math.round(p.baselineMs)} ms)` : '',
+        first,
         c.label,
         pct(c.checksOverhead),
         pct(c.thread.overhead),
@@ -231,32 +241,46 @@ function printTable(machine, results, summary) {
         points(c.distortion.gap),
         gap(c.worstAll),
       ]);
-    }
+    });
   }
+  rows.push('rule');
+  summary.forEach((s, i) => {
+    rows.push([i ? '' : 'mean of programs', s.label, pct(s.checksOverhead), pct(s.profilingOverhead), pct(s.countDownOverhead), '', '',
+      `${points(s.meanWorstGap)} (max ${points(s.maxWorstGap)})`, points(s.meanCountDownGap), points(s.meanBias), points(s.meanDistortion), points(s.meanWorstAll)]);
+  });
   out.push(table(columns, rows));
-  out.push('');
-  out.push('V8 against itself (worst spread of one function between its runs): ' + results.map((p) => `${p.name} ${points(p.v8.spread.gap)}`).join(', '));
-  out.push('"all fns" includes functions below the threshold: without checks they never appear as a leaf in jsprof, so that gap is expected to be larger.');
-  out.push('');
-  out.push('mean over programs        checks only  profiling  worst gap (instr.) mean / max');
-  for (const s of summary) {
-    out.push(`${s.label.padEnd(28)} ${pct(s.checksOverhead).padStart(8)} ${pct(s.profilingOverhead).padStart(10)}    ${points(s.meanWorstGap).padStart(6)} / ${points(s.maxWorstGap)}`);
-  }
   const best = [...summary].sort((a, b) => a.score - b.score)[0];
-  out.push(`best trade-off (lowest mean worst gap in points + profiling overhead in %): ${best.label}`);
+  out.push('');
+  out.push(`best trade-off: ${best.label} (lowest mean worst gap in points + mean profiling overhead in %: ${summary.map((s) => `${s.id} ${s.score.toFixed(1)}`).join(', ')})`);
+  out.push('');
+  out.push('legend:');
+  out.push(`- checks only / profiling / prof. c-down: median work-phase time of ${rounds} runs (c-down: ${countDownRuns}) vs the median of the plain program, runs interleaved;`);
+  out.push('  checks only = node --import register.js (no profiler); profiling = jsprof run at 10 ms, sampler thread; c-down = JSPROF_SAMPLER=count-down.');
+  out.push('  spread: ±half the range of the baseline runs — overhead differences below that are noise on this machine.');
+  out.push('- samples: taken (with a stack) / due in the work phase; in brackets on time (captured within the interval of its tick, not backfilled).');
+  out.push(`- gap: worst |jsprof − V8| inclusive share in points over the functions jsprof instruments (threshold ${threshold}) with ≥1% in either profile,`);
+  out.push(`  shares averaged over ${v8Runs} run(s) of node --cpu-prof (inlined functions split out by line, GC charged to the allocating code) and ${rounds} jsprof run(s);`);
+  out.push('  c-down: the same with the count-down sampler. V8 under-counts functions it inlined (their callees hang under the caller), which adds to gaps.');
+  out.push(`- bias: jsprof vs V8 profiling the same instrumented code (${v8ChecksRuns} run(s)): the sampling's own error, without the checks' cost.`);
+  out.push('- distort.: V8 on instrumented code vs V8 on the plain program: how much the checks themselves move time between functions.');
+  out.push('- all fns: also functions below the threshold; without checks they never appear as a leaf in jsprof, so that gap is expected to be larger.');
+  out.push(`- V8 against itself, worst spread of one function's share between its runs: ${results.map((p) => `${p.name} ${p.v8.runs > 1 ? points(p.v8.spread.gap) : '-'}`).join(', ')}.`);
   const notes = [];
   for (const p of results) {
     if (!p.deterministic) notes.push(`${p.name}: results differed between runs`);
     if (p.v8.unmatched.length) notes.push(`${p.name}: ${p.v8.unmatched.length} V8 frame(s) start where the Babel plugin has no function, e.g. ${p.v8.unmatched.slice(0, 3).join('; ')}`);
     const m = p.configs.find((c) => c.id === 'default').mismatches;
     if (m.unplaced.length) notes.push(`${p.name}: ${m.unplaced.length} jsprof frame(s) start where no function starts, e.g. ${m.unplaced.slice(0, 3).map((u) => `${u.name || "''"} ${u.key}`).join('; ')}`);
-    if (m.names.length) notes.push(`${p.name}: ${m.names.length} frame(s) named differently than V8 names them, e.g. ${m.names.slice(0, 3).map((n) => `V8 '${n.v8}' jsprof '${n.jsprof}'`).join('; ')}`);
+    if (m.names.length) notes.push(`${p.name}: ${m.names.length} frame(s) named differently than V8 names them, e.g. ${m.names.slice(0, 3).map((n) => `V8 '${n.v8}' jsprof '${n.jsprof}' (${n.key.split('/').pop()})`).join('; ')}`);
     for (const c of p.configs) {
-      for (const s of c.countDown.samplerStats.concat(c.thread.samplerStats)) {
-        if (s && s.error) notes.push(`${p.name} ${c.id}: samplerStats failed: ${s.error}`);
+      for (const st of c.countDown.samplerStats.concat(c.thread.samplerStats)) {
+        if (st && st.error) notes.push(`${p.name} ${c.id}: samplerStats failed: ${st.error}`);
       }
-      const modes = new Set(c.countDown.samplerStats.filter(Boolean).map((s) => s.mode));
-      if (modes.size && !(modes.size === 1 && modes.has('count-down'))) notes.push(`${p.name} ${c.id}: JSPROF_SAMPLER=count-down ran in mode ${[...modes].join('/')}`);
+      const modes = (list) => new Set(list.filter(Boolean).map((st) => st.mode));
+      const cd = modes(c.countDown.samplerStats);
+      const th = modes(c.thread.samplerStats);
+      if (cd.size && !(cd.size === 1 && cd.has('count-down'))) notes.push(`${p.name} ${c.id}: JSPROF_SAMPLER=count-down ended in mode ${[...cd].join('/')}`);
+      if (th.size && !(th.size === 1 && th.has('thread'))) notes.push(`${p.name} ${c.id}: the thread sampler ended in mode ${[...th].join('/')}`);
     }
   }
   if (notes.length) out.push('', 'notes:', ...notes.map((n) => `- ${n}`));
@@ -264,6 +288,12 @@ function printTable(machine, results, summary) {
 }
 
 function main() {
+  if (argv.includes('--reprint')) {
+    // Prints the table again from bench/out/results.json (for working on the table itself).
+    const saved = JSON.parse(fs.readFileSync(path.join(OUT, 'results.json'), 'utf8'));
+    process.stdout.write(`${printTable(saved.machine, saved.programs, summarize(saved.programs), { ...saved.settings, quick: saved.quick })}\n`);
+    return;
+  }
   const machine = { cpu: os.cpus()[0].model, cores: os.cpus().length, node: process.version, os: `${os.type()} ${os.release()}` };
   fs.mkdirSync(OUT, { recursive: true });
   fs.rmSync(path.join(OUT, 'traces'), { recursive: true, force: true });
@@ -276,14 +306,14 @@ function main() {
     results.push(benchProgram(program));
   }
   const summary = summarize(results);
-  const text = printTable(machine, results, summary);
+  const text = printTable(machine, results, summary, { ...SETTINGS, quick: QUICK });
   process.stdout.write(`${text}\n`);
   const seconds = (Date.now() - started) / 1000;
   log(`bench took ${seconds.toFixed(0)} s`);
   const json = {
     machine,
     quick: QUICK,
-    settings: { rounds: ROUNDS, v8Runs: V8_RUNS, countDownRuns: COUNT_DOWN_RUNS, threshold: THRESHOLD, sampleInterval: INTERVAL },
+    settings: SETTINGS,
     seconds,
     programs: results.map((p) => ({
       ...p,
