@@ -33,10 +33,10 @@ export const MAX_SESSIONS = 100;
 export interface Ticker {
   /** Whether the thread runs yet (until then, count-down mode samples). */
   ready(): boolean;
-  /** Sets when the thread zeroes the counter next; clears `fired`. */
+  /** Sets when the thread zeroes the counter next. */
   setDue(time: number): void;
-  /** Whether the thread zeroed the counter since the last `setDue`. */
-  fired(): boolean;
+  /** How many times the thread zeroed the counter so far. */
+  zeroes(): number;
   stop(): void;
 }
 
@@ -85,6 +85,7 @@ export class Engine {
   private busy = 0;
   private armedAt = 0;
   private armedCount = 0;
+  private armedZeroes = 0;
   private rate = 0;
   resolver: FrameResolver = defaultResolver;
   /** Samples recorded and ticks that fell due, for the benchmark's "taken vs due". */
@@ -244,11 +245,17 @@ export class Engine {
     const due = this.dueTime();
     const counter = this.hook.c;
     const ticker = this.ticker?.ready() ? this.ticker : null;
+    // Read before the counter is written: a zero the thread writes from here on (for the tick just
+    // taken, racing with this re-arming) counts as fired in the next round, never as our count.
+    const zeroes = ticker ? ticker.zeroes() : 0;
     const checks = this.armedCount - counter[0];
     const elapsed = now - this.armedAt;
     let count: number;
-    if (ticker?.fired()) {
-      // The thread zeroed the counter: how many checks ran is unknown, the rate stays.
+    if (ticker && zeroes !== this.armedZeroes) {
+      // The thread zeroed the counter: how many checks ran is unknown. Halve the estimate, so that a
+      // rate learnt before the program slowed down cannot push the backup far out: the backup soon
+      // runs out before the tick, and that round measures the rate again.
+      this.rate *= 0.5;
       count = Math.floor(this.rate * (due - now) * BACKUP);
     } else if (elapsed > 0) {
       // Our count ran out (or was reset to REARM: no checks counted).
@@ -262,6 +269,7 @@ export class Engine {
     counter[0] = count;
     this.armedCount = count;
     this.armedAt = now;
+    this.armedZeroes = zeroes;
     ticker?.setDue(due);
   }
 }

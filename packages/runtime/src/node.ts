@@ -15,7 +15,7 @@ const TICKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const counter = new Int32Array(workerData.counter);
 const control = new Float64Array(workerData.control);
-const wake = new Int32Array(workerData.wake);
+const wake = new Int32Array(workerData.wake); // [generation, zeroes]
 const offset = performance.timeOrigin - workerData.origin;
 control[2] = 1;
 for (;;) {
@@ -25,7 +25,7 @@ for (;;) {
   const now = performance.now() + offset;
   if (now >= due) {
     Atomics.store(counter, 0, 0);
-    control[3] = 1;
+    Atomics.add(wake, 1, 1);
     Atomics.wait(wake, 0, generation, 1);
   } else {
     Atomics.wait(wake, 0, generation, Math.min(due - now, 1000));
@@ -35,8 +35,8 @@ for (;;) {
 
 function startWorkerTicker(counter: Int32Array): Ticker | null {
   if (!(counter.buffer instanceof SharedArrayBuffer)) return null;
-  const control = new Float64Array(new SharedArrayBuffer(4 * 8)); // [due, stop, ready, fired]
-  const wake = new Int32Array(new SharedArrayBuffer(4));
+  const control = new Float64Array(new SharedArrayBuffer(3 * 8)); // [due, stop, ready]
+  const wake = new Int32Array(new SharedArrayBuffer(2 * 4)); // [generation, zeroes]
   control[0] = Infinity;
   const worker = new Worker(TICKER_SOURCE, {
     eval: true,
@@ -53,12 +53,11 @@ function startWorkerTicker(counter: Int32Array): Ticker | null {
   return {
     ready: () => control[2] === 1 && control[1] === 0,
     setDue(time) {
-      control[3] = 0;
       if (control[0] === time) return;
       control[0] = time;
       poke();
     },
-    fired: () => control[3] === 1,
+    zeroes: () => Atomics.load(wake, 1),
     stop() {
       control[1] = 1;
       poke();

@@ -7,20 +7,19 @@ import { defaultResolver } from '../src/trace';
 
 interface FakeTicker extends Ticker {
   due: number;
-  firedFlag: boolean;
+  zeroed: number;
 }
 
 function fakeTicker(): FakeTicker {
   return {
     due: Infinity,
-    firedFlag: false,
+    zeroed: 0,
     ready: () => true,
     setDue(time) {
       this.due = time;
-      this.firedFlag = false;
     },
-    fired() {
-      return this.firedFlag;
+    zeroes() {
+      return this.zeroed;
     },
     stop() {},
   };
@@ -73,7 +72,7 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
      * Runs checks for `ms` of simulated time, `perMs` checks per ms; a fake thread zeroes the counter
      * when due (unless it is `lossy`: then its zero is always overwritten, as by the check's own decrement).
      */
-    run(ms: number, perMs: number, thread?: { ticker: FakeTicker; lossy?: boolean }) {
+    run(ms: number, perMs: number, thread?: { ticker: FakeTicker; lossy?: boolean; stale?: boolean }) {
       const step = 1 / perMs;
       const end = clock + ms;
       let slow = 0;
@@ -82,13 +81,21 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
         slow++;
         s();
       };
+      let staleFor = Infinity;
       while (clock < end) {
         clock += step;
         if (thread && clock >= thread.ticker.due) {
-          thread.ticker.firedFlag = true;
+          thread.ticker.zeroed++;
           if (!thread.lossy) hook.c[0] = 0;
+          staleFor = thread.ticker.due;
         }
         env.check();
+        if (thread?.stale && staleFor !== Infinity && thread.ticker.due !== staleFor) {
+          // The thread read the old due before the main thread re-armed: its zero lands after.
+          hook.c[0] = 0;
+          thread.ticker.zeroed++;
+          staleFor = Infinity;
+        }
       }
       hook.s = s;
       return slow;
@@ -303,6 +310,31 @@ describe('arming', () => {
     expect(session.samples.length).toBeGreaterThanOrEqual(99);
     const times = session.samples.map((s) => s.timestamp);
     // Late by at most half an interval more than the thread would be.
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
+  });
+
+  test('thread: a rate learnt before the program slowed down does not delay the backup for long', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    env.run(100, 20000, { ticker }); // learns about 20000 checks/ms
+    env.run(300, 1000, { ticker }); // 20 times slower; the thread takes the ticks
+    const from = env.clock;
+    env.run(500, 1000, { ticker, lossy: true });
+    const times = session.samples.map((s) => s.timestamp).filter((t) => t > from);
+    expect(times.length).toBeGreaterThanOrEqual(48);
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
+  });
+
+  test('thread: a zero landing just after re-arming is not taken for a count-down run out', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    env.run(300, 2000, { ticker, stale: true });
+    const from = env.clock;
+    env.run(500, 2000, { ticker, lossy: true });
+    const times = session.samples.map((s) => s.timestamp).filter((t) => t > from);
+    expect(times.length).toBeGreaterThanOrEqual(48);
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
   });
 
