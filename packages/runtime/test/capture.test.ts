@@ -222,7 +222,7 @@ describe('the runtime\'s own frames never appear', () => {
     const other = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
     work.busy(60);
     setFrameResolver((frame) => {
-      work.busy(3);
+      work.busy(8);
       return nodeResolver(frame);
     });
     const started = performance.now();

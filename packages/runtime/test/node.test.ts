@@ -146,7 +146,9 @@ describe('in a fresh process', () => {
     const work = require(${JSON.stringify(WORK_FILE)});
     (async () => {
       const p = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
-      for (let i = 0; i < 30 && rt.samplerStats().mode !== 'thread'; i++) { work.busy(5); await new Promise((r) => setTimeout(r, 10)); }
+      // The thread takes a moment to come up (longer on a loaded machine).
+      const until = performance.now() + 5000;
+      while (rt.samplerStats().mode !== 'thread' && performance.now() < until) { work.busy(5); await new Promise((r) => setTimeout(r, 10)); }
       work.busy(100);
       const trace = await p.stop();
       console.log(JSON.stringify({ mode: rt.samplerStats().mode, stacked: trace.samples.filter((s) => s.stackId !== undefined).length }));

@@ -247,11 +247,13 @@ describe('samples', () => {
     const busyTo = performance.now();
     await sleep(100);
     const trace = await profiler.stop();
+    // Away from the edges: a tick that falls due while idle is taken by the idle timer, or, when that
+    // timer is late (a loaded machine), by the first check after, with that check's stack.
     const busySamples = trace.samples.filter((s) => s.timestamp > busyFrom + 10 && s.timestamp < busyTo);
-    const idleSamples = trace.samples.filter((s) => s.timestamp < busyFrom - 1 || s.timestamp > busyTo + 10);
+    const idleSamples = trace.samples.filter((s) => s.timestamp < busyFrom - 30 || s.timestamp > busyTo + 30);
     expect(busySamples.length).toBeGreaterThan(4);
     expect(busySamples.every((s) => s.stackId !== undefined)).toBe(true);
-    expect(idleSamples.length).toBeGreaterThan(8);
+    expect(idleSamples.length).toBeGreaterThan(6);
     expect(idleSamples.every((s) => s.stackId === undefined)).toBe(true);
   });
 
