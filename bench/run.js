@@ -22,6 +22,7 @@ const { cpuProfileShares } = require('./cpuprofile');
 const { traceShares, workCoverage } = require('./trace');
 const { compare, spread, frameMismatches } = require('./accuracy');
 const { pct, points, coverage, gap, table } = require('./report');
+const { Timeline, median } = require('./overhead');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -44,12 +45,6 @@ const OUT = path.join(__dirname, 'out');
 process.chdir(path.resolve(__dirname, '..')); // the instrumentation cache is node_modules/.cache/jsprof
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
-function median(values) {
-  if (!values.length) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function sumCoverage(list) {
   const total = { due: 0, recorded: 0, taken: 0, onTime: 0 };
@@ -58,14 +53,16 @@ function sumCoverage(list) {
   return total;
 }
 
-/** The variants of one round, rotated so no variant always runs first or last. */
+/** The variants of one round, rotated so no variant always runs first or last; the plain program runs twice, half a round apart. */
 function variantsOf(round) {
-  const list = [{ kind: 'plain' }];
+  const list = [];
   for (const config of CONFIGS) list.push({ kind: 'checks', config });
   for (const config of CONFIGS) list.push({ kind: 'profiled', config, sampler: 'thread' });
   if (round < COUNT_DOWN_RUNS) for (const config of CONFIGS) list.push({ kind: 'profiled', config, sampler: 'count-down' });
   if (round < V8_RUNS) list.push({ kind: 'cpuprof' });
   if (round < V8_CHECKS_RUNS) for (const config of CONFIGS) list.push({ kind: 'cpuprof', config });
+  list.splice(list.length >> 1, 0, { kind: 'plain' });
+  list.unshift({ kind: 'plain' });
   const shift = (round * 3) % list.length;
   return [...list.slice(shift), ...list.slice(0, shift)];
 }
@@ -79,14 +76,10 @@ function benchProgram(program) {
   // Instrument the program and its libraries into the cache, once per configuration.
   for (const config of CONFIGS) measure.warm(program, config);
 
-  const times = { plain: [] };
+  const times = new Timeline();
   const runs = {};
   for (const c of CONFIGS) {
-    times[`checks/${c.id}`] = [];
-    for (const s of ['thread', 'count-down']) {
-      times[`profiled/${c.id}/${s}`] = [];
-      runs[`${c.id}/${s}`] = { shares: [], coverage: [], stats: [] };
-    }
+    for (const s of ['thread', 'count-down']) runs[`${c.id}/${s}`] = { shares: [], coverage: [], stats: [] };
   }
   const v8Runs = [];
   const v8ChecksRuns = Object.fromEntries(CONFIGS.map((c) => [c.id, []]));
@@ -98,18 +91,19 @@ function benchProgram(program) {
   for (let round = 0; round < ROUNDS; round++) {
     const started = Date.now();
     for (const v of variantsOf(round)) {
+      const start = Date.now();
       if (v.kind === 'plain') {
         const r = measure.plain(program);
-        times.plain.push(r.work.ms);
+        times.add('plain', r.work.ms, start, Date.now());
         checksums.add(r.work.check);
       } else if (v.kind === 'checks') {
         const r = measure.checksOnly(program, v.config);
-        times[`checks/${v.config.id}`].push(r.work.ms);
+        times.add(`checks/${v.config.id}`, r.work.ms, start, Date.now());
         checksums.add(r.work.check);
       } else if (v.kind === 'profiled') {
         const tracePath = path.join(traceDir, `${program.name}-${v.config.id}-${v.sampler}-${round}.json`);
         const r = measure.profiled(program, v.config, v.sampler, tracePath);
-        times[`profiled/${v.config.id}/${v.sampler}`].push(r.work.ms);
+        times.add(`profiled/${v.config.id}/${v.sampler}`, r.work.ms, start, Date.now());
         checksums.add(r.work.check);
         const bucket = runs[`${v.config.id}/${v.sampler}`];
         bucket.shares.push(traceShares(r.trace, rootKey));
@@ -127,14 +121,16 @@ function benchProgram(program) {
   }
   if (checksums.size !== 1) log(`  WARNING: ${program.name} computed different results across runs: ${[...checksums].join(', ')}`);
 
-  const base = median(times.plain);
-  const overhead = (key) => (times[key].length ? median(times[key]) / base - 1 : null);
+  const base = median(times.times('plain'));
+  const overhead = (key) => times.overhead(key);
+  const overheadOfMedians = (key) => times.overheadOfMedians(key);
   const configs = CONFIGS.map((c) => {
     const bySampler = {};
     for (const s of ['thread', 'count-down']) {
       const r = runs[`${c.id}/${s}`];
       bySampler[s] = {
         overhead: overhead(`profiled/${c.id}/${s}`),
+        overheadOfMedians: overheadOfMedians(`profiled/${c.id}/${s}`),
         runs: r.shares.length,
         coverage: sumCoverage(r.coverage),
         samplerStats: r.stats,
@@ -147,6 +143,7 @@ function benchProgram(program) {
       label: c.label,
       options: { threshold: c.threshold, loops: c.loops, exits: c.exits },
       checksOverhead: overhead(`checks/${c.id}`),
+      checksOverheadOfMedians: overheadOfMedians(`checks/${c.id}`),
       thread: bySampler.thread,
       countDown: bySampler['count-down'],
       worstInstrumented: thread.instrumented,
@@ -163,7 +160,8 @@ function benchProgram(program) {
     name: program.name,
     what: program.what,
     baselineMs: base,
-    times,
+    times: times.toJSON(),
+    noise: times.noise(),
     deterministic: checksums.size === 1,
     v8: {
       runs: v8Runs.length,
@@ -198,18 +196,13 @@ function summarize(results) {
   });
 }
 
-/** Relative spread of the baseline runs, (max − min) / median: how noisy this machine was. */
-function noise(values) {
-  return values.length > 1 ? (Math.max(...values) - Math.min(...values)) / median(values) : null;
-}
-
 function printTable(machine, results, summary, settings) {
   const { rounds, v8Runs, countDownRuns, v8ChecksRuns, threshold, quick } = settings;
   const out = [];
   out.push(`jsprof bench — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, ${machine.os}${quick ? ' (--quick)' : ''}`);
   out.push('');
   const columns = [
-    { title: 'program (baseline, spread)', align: 'l' },
+    { title: 'program (baseline, noise)', align: 'l' },
     { title: 'config', align: 'l' },
     { title: 'checks only', align: 'r' },
     { title: 'profiling', align: 'r' },
@@ -226,7 +219,7 @@ function printTable(machine, results, summary, settings) {
   for (const p of results) {
     if (rows.length) rows.push('rule');
     p.configs.forEach((c, i) => {
-      const first = [`${p.name}`, `${Math.round(p.baselineMs)} ms ±${((noise(p.times.plain) || 0) * 50).toFixed(0)}%`, ''][i] || '';
+      const first = [`${p.name}`, `${Math.round(p.baselineMs)} ms, ±${((p.noise || 0) * 100).toFixed(1)}%`, ''][i] || '';
       rows.push([
         first,
         c.label,
@@ -254,9 +247,11 @@ function printTable(machine, results, summary, settings) {
   out.push(`best trade-off: ${best.label} (lowest mean worst gap in points + mean profiling overhead in %: ${summary.map((s) => `${s.id} ${s.score.toFixed(1)}`).join(', ')})`);
   out.push('');
   out.push('legend:');
-  out.push(`- checks only / profiling / prof. c-down: median work-phase time of ${rounds} runs (c-down: ${countDownRuns}) vs the median of the plain program, runs interleaved;`);
+  out.push(`- checks only / profiling / prof. c-down: work-phase time vs the plain program's, median of ${rounds} runs (c-down: ${countDownRuns});`);
   out.push('  checks only = node --import register.js (no profiler); profiling = jsprof run at 10 ms, sampler thread; c-down = JSPROF_SAMPLER=count-down.');
-  out.push('  spread: ±half the range of the baseline runs — overhead differences below that are noise on this machine.');
+  out.push("  Runs are interleaved with the plain program (twice a round) and each is compared with the plain program's time interpolated at the");
+  out.push('  moment it ran, as this machine drifts by 10-30% over a minute (ratios of medians are in results.json). noise: median deviation');
+  out.push('  of one plain run from that estimate; the median of 5 ratios is good to about half of it.');
   out.push('- samples: taken (with a stack) / due in the work phase; in brackets on time (captured within the interval of its tick, not backfilled).');
   out.push(`- gap: worst |jsprof − V8| inclusive share in points over the functions jsprof instruments (threshold ${threshold}) with ≥1% in either profile,`);
   out.push(`  shares averaged over ${v8Runs} run(s) of node --cpu-prof (inlined functions split out by line, GC charged to the allocating code) and ${rounds} jsprof run(s);`);
