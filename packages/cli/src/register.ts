@@ -40,9 +40,17 @@ if (!state.__jsprofRegistered) {
 
   const proto = (Module as any).Module.prototype;
   const compile = proto._compile;
+  // Babel loads some of its own modules lazily while it instruments; those load as they are.
+  let instrumenting = false;
   proto._compile = function (this: unknown, content: string, filename: string) {
-    if (typeof content === 'string' && shouldInstrument(filename)) {
-      const instrumented = instrumentModule(content, filename, settings.instrument);
+    if (!instrumenting && typeof content === 'string' && shouldInstrument(filename)) {
+      instrumenting = true;
+      let instrumented;
+      try {
+        instrumented = instrumentModule(content, filename, settings.instrument);
+      } finally {
+        instrumenting = false;
+      }
       if (instrumented) {
         registerModule(filename, instrumented);
         return compile.call(this, instrumented.code, filename);
