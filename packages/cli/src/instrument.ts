@@ -2,12 +2,11 @@
  * Instruments one module's source with the Babel plugin, through an on-disk cache so a second run
  * of a program that loads large libraries does not wait for Babel again.
  */
-import { transformSync } from '@babel/core';
+import type * as Babel from '@babel/core';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import jsprofPlugin from '@jsprof/babel-plugin';
 import type { FunctionRecord } from '@jsprof/policy';
 
 export interface InstrumentOptions {
@@ -40,6 +39,16 @@ const INSTRUMENTER_ID = (() => {
   return hash.digest('hex');
 })();
 
+/**
+ * Babel is loaded on the first cache miss only: on a second run nothing is instrumented, and Babel's
+ * modules would only sit in the program's heap (slowing every garbage collection).
+ */
+let loaded: { babel: typeof Babel; jsprofPlugin: any } | null = null;
+function instrumenter() {
+  loaded ??= { babel: require('@babel/core'), jsprofPlugin: require('@jsprof/babel-plugin').default };
+  return loaded;
+}
+
 export function cacheDir(): string {
   const fromEnv = process.env.JSPROF_CACHE_DIR;
   if (fromEnv) return fromEnv;
@@ -70,7 +79,8 @@ export function instrumentModule(source: string, filename: string, options: Inst
   }
   let result;
   try {
-    result = transformSync(source, {
+    const { babel, jsprofPlugin } = instrumenter();
+    result = babel.transformSync(source, {
       filename,
       babelrc: false,
       configFile: false,
