@@ -10,13 +10,20 @@
  *   share of functions it inlined (nothing in the profile can restore that).
  * - "(garbage collector)" samples are charged to the stack of the sample before them (the code
  *   that allocated).
+ * - Frames of jsprof's own files (the require hook of `--import register.js` is under every
+ *   CommonJS program) are left out, as jsprof leaves them out of its traces.
  * - Shares are taken over the samples whose stack contains `rootKey` (the program's work
  *   function), so startup, module loading and idle time do not count.
  *
  * `resolve(url)` gives the functions of the code that ran at that url (functions.js), whose `key`s
  * name functions in the compared coordinates; frames it cannot place keep V8's own position.
  */
+const path = require('node:path');
 const { keyOf, functionAt } = require('./functions');
+const { isOwnFile } = require(path.join(__dirname, '../packages/cli/dist/filter.js'));
+
+/** A frame of a script, and not of jsprof's own code (whose frames jsprof leaves out of traces too). */
+const isProgramFrame = (cf) => !!cf.url && !(cf.url.startsWith('file:') && isOwnFile(cf.url));
 
 /**
  * @returns {{ samples: number, shares: Map<string, {name, url, line, column, share}>, unmatched: string[] }}
@@ -60,7 +67,7 @@ function cpuProfileShares(profile, rootKey, resolve) {
     const cf = byId.get(id).callFrame;
     const up = parent.has(id) ? stackKeys(parent.get(id)) : [];
     let keys = up;
-    if (cf.url) {
+    if (isProgramFrame(cf)) {
       const { key } = place(cf);
       keys = up.includes(key) ? up : [...up, key];
     }
@@ -78,7 +85,7 @@ function cpuProfileShares(profile, rootKey, resolve) {
   for (const [id, count] of hits) {
     const node = byId.get(id);
     const keys = stackKeys(id);
-    const { info, fn } = node.callFrame.url ? place(node.callFrame) : {};
+    const { info, fn } = isProgramFrame(node.callFrame) ? place(node.callFrame) : {};
     for (const [extra, weight] of splitInlined(node, count, info, fn)) {
       if (!extra) {
         charge(keys, weight);
