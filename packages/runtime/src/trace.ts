@@ -46,37 +46,75 @@ export class StackStore {
   private stackIds = new Map<string, number>();
   /** stack id → [parent stack id or -1, frame id] */
   readonly stacks: number[] = [];
+  /**
+   * The last stack added, outermost first, and the stack id at each depth: consecutive samples
+   * mostly share their outer frames, which are then matched field by field instead of by key.
+   */
+  private lastFrames: RawFrame[] = [];
+  private lastIds: number[] = [];
 
   clear() {
     this.frameIds.clear();
     this.frames.length = 0;
     this.stackIds.clear();
     this.stacks.length = 0;
+    this.lastFrames = [];
+    this.lastIds = [];
   }
 
   /** Interns frames given innermost first; returns the stack id, or -1 for an empty stack. */
   add(frames: RawFrame[]): number {
+    const outermostFirst = frames.slice().reverse();
+    const ids: number[] = [];
     let parent = -1;
-    for (let i = frames.length - 1; i >= 0; i--) {
-      const f = frames[i];
-      const key = `${f.url}\n${f.line}\n${f.column}\n${f.callLine}\n${f.callColumn}\n${f.name}\n${f.native ? 1 : 0}`;
-      let frameId = this.frameIds.get(key);
-      if (frameId === undefined) {
-        frameId = this.frames.length;
-        this.frames.push(f);
-        this.frameIds.set(key, frameId);
-      }
-      const stackKey = `${parent},${frameId}`;
-      let stackId = this.stackIds.get(stackKey);
-      if (stackId === undefined) {
-        stackId = this.stacks.length / 2;
-        this.stacks.push(parent, frameId);
-        this.stackIds.set(stackKey, stackId);
-      }
-      parent = stackId;
+    let depth = 0;
+    while (depth < outermostFirst.length && depth < this.lastFrames.length && sameFrame(outermostFirst[depth], this.lastFrames[depth])) {
+      parent = this.lastIds[depth];
+      ids.push(parent);
+      depth++;
     }
+    for (; depth < outermostFirst.length; depth++) {
+      parent = this.stackId(parent, this.frameId(outermostFirst[depth]));
+      ids.push(parent);
+    }
+    this.lastFrames = outermostFirst;
+    this.lastIds = ids;
     return parent;
   }
+
+  private frameId(f: RawFrame): number {
+    const key = `${f.url}\n${f.line}\n${f.column}\n${f.callLine}\n${f.callColumn}\n${f.name}\n${f.native ? 1 : 0}`;
+    let id = this.frameIds.get(key);
+    if (id === undefined) {
+      id = this.frames.length;
+      this.frames.push(f);
+      this.frameIds.set(key, id);
+    }
+    return id;
+  }
+
+  private stackId(parent: number, frameId: number): number {
+    const key = `${parent},${frameId}`;
+    let id = this.stackIds.get(key);
+    if (id === undefined) {
+      id = this.stacks.length / 2;
+      this.stacks.push(parent, frameId);
+      this.stackIds.set(key, id);
+    }
+    return id;
+  }
+}
+
+function sameFrame(a: RawFrame, b: RawFrame): boolean {
+  return (
+    a.line === b.line &&
+    a.column === b.column &&
+    a.callLine === b.callLine &&
+    a.callColumn === b.callColumn &&
+    a.name === b.name &&
+    a.url === b.url &&
+    a.native === b.native
+  );
 }
 
 /** A sample as a profiler holds it: a timestamp and a StackStore id (-1: no JavaScript ran). */

@@ -23,6 +23,39 @@ describe('StackStore', () => {
     expect(store.add([])).toBe(-1);
   });
 
+  test('stacks that share outer frames with the one before, or differ from it anywhere, get the ids a fresh store gives', () => {
+    const main = frame('main', undefined, 1, 1);
+    const f = (name: string, line: number, callLine = line) => frame(name, undefined, line, 1, callLine, 1);
+    const stacks = [
+      [f('c', 30), f('b', 20), f('a', 10), main],
+      [f('d', 40), f('b', 20), f('a', 10), main],
+      [f('a', 10), main],
+      [f('b', 20, 21), f('a', 10), main], // b at another call site
+      [f('c', 30), f('b', 20), f('a', 10), main],
+      [f('x', 50), f('b', 20), f('a', 10), { ...main, url: 'https://other.example/main.js' }],
+      [main],
+      [],
+      [f('d', 40), f('b', 20), f('a', 10), main],
+    ];
+    const shared = new StackStore();
+    const ids = stacks.map((s) => shared.add(s));
+    const names = (store: StackStore, id: number) => {
+      const out: string[] = [];
+      for (let at = id; at >= 0; at = store.stacks[2 * at]) {
+        const raw = store.frames[store.stacks[2 * at + 1]];
+        out.unshift(`${raw.name}@${raw.url}:${raw.line}:${raw.callLine}`);
+      }
+      return out;
+    };
+    stacks.forEach((s, i) => {
+      const fresh = new StackStore();
+      expect(names(shared, ids[i])).toEqual(names(fresh, fresh.add(s)));
+    });
+    expect(ids[4]).toBe(ids[0]);
+    expect(ids[8]).toBe(ids[1]);
+    expect(ids[7]).toBe(-1);
+  });
+
   test('frames of one function at different call sites are different raw frames', () => {
     const store = new StackStore();
     store.add([frame('f', undefined, 5, 1, 6, 3)]);
