@@ -10,6 +10,7 @@
 import {
   CHECK_SOURCE,
   COUNTER_ID,
+  ENTRY_CHECK_SOURCE,
   FunctionRecord,
   GLOBAL_PRELUDE_SOURCE,
   LineIndex,
@@ -41,8 +42,12 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   const options = normalizeOptions(rawOptions);
   const t: Types = api.types;
   // Parsed once from the policy's texts, so every front end inserts exactly the same code.
+  const entryCheckNode = api.template.statement.ast(ENTRY_CHECK_SOURCE);
   const checkNode = api.template.statement.ast(CHECK_SOURCE);
-  const check = () => t.cloneNode(checkNode, true, true);
+  const checks: Checks = {
+    entry: () => t.cloneNode(entryCheckNode, true, true),
+    inner: () => t.cloneNode(checkNode, true, true),
+  };
   const prelude = (isModule: boolean): any[] => {
     const source =
       options.runtime === 'global'
@@ -80,7 +85,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
 
         metadata.functions.sort((a, b) => a.start - b.start);
         if (toInstrument.length === 0) return;
-        for (const path of toInstrument) instrument(path, t, check, options);
+        for (const path of toInstrument) instrument(path, t, checks, options);
         program.unshiftContainer('body', prelude(program.node.sourceType === 'module'));
         metadata.instrumented = toInstrument.length;
         metadata.changed = true;
@@ -115,17 +120,22 @@ function record(src: string, lines: LineIndex, node: any, ancestors: any[], inst
   };
 }
 
+interface Checks {
+  entry: () => any;
+  inner: () => any;
+}
+
 /** Adds the entry check, the exit check and (with `loops`) a check at the top of every loop body. */
-function instrument(path: NodePath, t: Types, check: () => any, options: PolicyOptions) {
+function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOptions) {
   const node = path.node;
   if (node.type === 'ArrowFunctionExpression' && node.body.type !== 'BlockStatement') {
     node.body = t.blockStatement([t.returnStatement(node.body)]);
     node.expression = false;
   }
-  if (options.loops) addLoopChecks(path, t, check);
+  if (options.loops) addLoopChecks(path, t, checks.inner);
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
-  block.body = [check(), ...(options.exits ? withExitCheck(path, block.body, t, check) : block.body)];
+  block.body = [checks.entry(), ...(options.exits ? withExitCheck(path, block.body, t, checks.inner) : block.body)];
 }
 
 /**
@@ -184,4 +194,4 @@ function addLoopChecks(fnPath: NodePath, t: Types, check: () => any) {
   });
 }
 
-export { CHECK_SOURCE };
+export { CHECK_SOURCE, ENTRY_CHECK_SOURCE };

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from './cases';
 import { instrument, plain } from './helpers';
 
@@ -97,25 +97,26 @@ describe('source maps lead every original identifier home', () => {
 });
 
 describe('inserted code', () => {
-  test('the check and the preludes are the policy texts', () => {
+  test('the checks and the preludes are the policy texts', () => {
     const src = 'function f() { a(); }';
     const out = instrument(src, { threshold: 1, exits: false });
-    expect(out.code).toBe(plain(`${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} a(); }`));
+    expect(out.code).toBe(plain(`${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`));
     const required = instrument(src, { threshold: 1, exits: false, runtime: 'import' });
-    expect(required.code).toBe(plain(`${requirePreludeSource('@jsprof/runtime')}\nfunction f() { ${CHECK_SOURCE} a(); }`));
+    expect(required.code).toBe(plain(`${requirePreludeSource('@jsprof/runtime')}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`));
     const imported = instrument(src, { threshold: 1, exits: false, runtime: 'import', importSource: 'rt' }, { sourceType: 'module' });
-    expect(imported.code).toBe(plain(`${importPreludeSource('rt')}\nfunction f() { ${CHECK_SOURCE} a(); }`, { sourceType: 'module' }));
+    expect(imported.code).toBe(plain(`${importPreludeSource('rt')}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`, { sourceType: 'module' }));
   });
 
   test('directive prologues stay first, in functions and in the program', () => {
     const out = instrument('"use strict";\nfunction f() { "use strict"; "another"; a(); }', { threshold: 1, exits: false });
     expect(out.code).toMatch(/^"use strict";\n/);
-    expect(out.code).toContain(`function f() {\n  "use strict";\n  "another";\n\n  ${CHECK_SOURCE}\n  a();\n}`);
+    expect(out.code).toContain(`function f() {\n  "use strict";\n  "another";\n\n  ${ENTRY_CHECK_SOURCE}\n  a();\n}`);
   });
 
   test('function declarations stay at the top of the body, outside the try, when the body has no let/const/class', () => {
     const out = instrument('function f() { var x = g(); return x; function g() { return 1; } }', { threshold: 3 });
-    expect(out.code).toContain(`function f() {\n  ${CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  try {\n    var x = g();`);
+    expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  try {\n    var x = g();`);
+    expect(out.code).toContain(`} finally {\n    ${CHECK_SOURCE}\n  }`);
   });
 
   test('loop bodies get a check first; single-statement bodies become blocks', () => {
@@ -127,6 +128,6 @@ describe('inserted code', () => {
   test('works next to other plugins in the same pass', () => {
     const out = instrument('export default function f() { a(); }', { threshold: 1 }, { sourceType: 'module', plugins: ['@babel/plugin-transform-modules-commonjs'] });
     expect(out.code).toContain('exports.default = f;');
-    expect(out.code).toContain(CHECK_SOURCE);
+    expect(out.code).toContain(ENTRY_CHECK_SOURCE);
   });
 });

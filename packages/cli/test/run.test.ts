@@ -65,6 +65,21 @@ describe('jsprof run', () => {
   });
 });
 
+describe('attribution', () => {
+  test('a sample taken at a function entry goes to the caller, which spent the time', () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'trace.json');
+    const program = path.join(FIXTURES, 'caller-work.js');
+    // Without exit checks, the only check inside crunch()'s loop is at tally()'s entry.
+    const run = jsprof(['run', '-q', '--no-exits', '--threshold', '8', '--out', out, program, '600']);
+    expect(run.status).toBe(0);
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    const of = (name: string) => summary.functions.find((f) => f.name === name) ?? { self: 0, total: 0 };
+    expect(of('crunch').self / summary.busy).toBeGreaterThan(0.7);
+    expect(of('tally').total / summary.busy).toBeLessThan(0.2);
+  });
+});
+
 describe('frame positions agree with V8', () => {
   test('every phase function is where node --cpu-prof puts it', () => {
     const dir = tempDir();

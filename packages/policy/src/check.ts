@@ -2,11 +2,15 @@
  * What is inserted. Every front end emits exactly these texts, so instrumented code is the same
  * whichever tool produced it, and a second pass recognises the first.
  *
- * The check is `--C[0] < 0 && S()`: one load, one store and one branch while no sample is due.
+ * A check is `--C[0] < 0 && S()`: one load, one store and one branch while no sample is due.
  * `C` is a one-element counter the runtime owns: the sampler thread sets it to 0 when a sample is due
  * (SharedArrayBuffer), or the runtime sets it to the number of checks expected before the next one
  * (count-down, no SharedArrayBuffer). `S` captures the stack when a sample is due and re-arms `C`.
  * Without the runtime, a local stand-in re-arms `C` every 2^30 checks and does nothing else.
+ *
+ * The check at a function's entry passes 1: the function has not run yet, so the time since the
+ * sample fell due was spent by its callers, and the sample leaves the function's own frame out.
+ * Checks inside a function (at its exit, at loop back-edges) keep the whole stack.
  */
 
 export const RUNTIME_GLOBAL = '__jsprof';
@@ -16,6 +20,9 @@ export const SLOW_PATH_ID = '__jsprof$s';
 export const HOOK_COUNTER = 'c';
 export const HOOK_SLOW_PATH = 's';
 
+/** The check at a function's entry. */
+export const ENTRY_CHECK_SOURCE = `--${COUNTER_ID}[0] < 0 && ${SLOW_PATH_ID}(1);`;
+/** The check inside a function: at its exit and at loop back-edges. */
 export const CHECK_SOURCE = `--${COUNTER_ID}[0] < 0 && ${SLOW_PATH_ID}();`;
 
 /**

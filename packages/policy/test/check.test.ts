@@ -4,6 +4,7 @@ import { parse } from '@babel/parser';
 import {
   CHECK_SOURCE,
   COUNTER_ID,
+  ENTRY_CHECK_SOURCE,
   GLOBAL_PRELUDE_SOURCE,
   SLOW_PATH_ID,
   importPreludeSource,
@@ -31,11 +32,17 @@ test('without the runtime, the stand-in counts down from 2^30 and re-arms itself
   expect(Array.from(result)).toEqual([REARM, REARM - 1, REARM]);
 });
 
-test('with the runtime, the prelude binds its hook', () => {
+test('with the runtime, the prelude binds its hook; the entry check tells it the function has not started', () => {
   const hook = { c: new Int32Array([0]), s: jest.fn() };
-  run(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}${CHECK_SOURCE}`, { __jsprof: hook });
-  expect(hook.s).toHaveBeenCalledTimes(2);
+  run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE}`, { __jsprof: hook });
+  expect(hook.s.mock.calls).toEqual([[1], []]);
   expect(hook.c[0]).toBe(-2);
+});
+
+test('without the runtime, the entry check runs too', () => {
+  const result = run(`${GLOBAL_PRELUDE_SOURCE}\n${COUNTER_ID}[0] = 0; ${ENTRY_CHECK_SOURCE} ${COUNTER_ID}[0];`);
+  expect(result).toBe(REARM);
+  expect(() => parse(`function f() { ${ENTRY_CHECK_SOURCE} }`, { sourceType: 'module' })).not.toThrow();
 });
 
 test('a global __jsprof that is not an object is ignored', () => {

@@ -30,7 +30,6 @@ type CallSite = {
   getEnclosingColumnNumber?(): number | null;
   getFunctionName(): string | null;
   getMethodName?(): string | null;
-  isNative(): boolean;
   isEval?(): boolean;
   isAsync?(): boolean;
 };
@@ -96,10 +95,12 @@ function restore(key: string, descriptor: PropertyDescriptor | undefined) {
 
 /**
  * The frames below `below` (a function of the runtime, excluded with everything above it), up to
- * the first async frame (see stack-parsers.ts). May throw (a program's own `prepareStackTrace` where
- * ours cannot be installed); the caller records the sample without a stack then.
+ * the first async frame (see stack-parsers.ts), less the `unstarted` innermost ones (a check at a
+ * function's entry leaves out the function it is in) as long as a frame remains. May throw (a
+ * program's own `prepareStackTrace` where ours cannot be installed); the caller records the sample
+ * without a stack then.
  */
-export function captureStack(below: Function): RawFrame[] {
+export function captureStack(below: Function, unstarted = 0): RawFrame[] {
   if (hasCallSites) {
     const sites = withStackOptions(returnCallSites, () => {
       const holder: { stack?: unknown } = {};
@@ -107,16 +108,15 @@ export function captureStack(below: Function): RawFrame[] {
       return holder.stack;
     });
     if (Array.isArray(sites)) {
+      let end = 0;
+      while (end < sites.length && !sites[end].isAsync?.()) end++;
       const frames: RawFrame[] = [];
-      for (const site of sites as CallSite[]) {
-        if (site.isAsync?.()) break;
-        frames.push(fromCallSite(site));
-      }
+      for (let i = end > unstarted ? unstarted : 0; i < end; i++) frames.push(fromCallSite(sites[i]));
       return frames;
     }
     // A string: V8 formats with its default while it is already formatting a stack (a check in the
     // program's own prepareStackTrace), or ours could not be installed (a frozen Error).
-    return typeof sites === 'string' ? fromParsed(parseStack(sites)) : [];
+    return typeof sites === 'string' ? withoutUnstarted(fromParsed(parseStack(sites)), unstarted) : [];
   }
   const stack = withStackOptions(undefined, () => {
     if (typeof ErrorCtor.captureStackTrace === 'function') {
@@ -133,7 +133,11 @@ export function captureStack(below: Function): RawFrame[] {
     const own = frames.findIndex((f) => f.name === below.name);
     if (own >= 0) frames = frames.slice(own + 1);
   }
-  return fromParsed(frames);
+  return withoutUnstarted(fromParsed(frames), unstarted);
+}
+
+function withoutUnstarted(frames: RawFrame[], unstarted: number): RawFrame[] {
+  return frames.length > unstarted ? frames.slice(unstarted) : frames;
 }
 
 function fromParsed(frames: ParsedFrame[]): RawFrame[] {
@@ -161,6 +165,7 @@ function fromCallSite(site: CallSite): RawFrame {
     callLine,
     callColumn,
     name: site.getFunctionName() ?? '',
-    native: site.isNative() || !url,
+    // CallSite.isNative() is true only for V8's own extras: a frame without a script is a builtin.
+    native: !url,
   };
 }

@@ -48,7 +48,8 @@ export interface Platform {
 
 export interface Hook {
   c: Int32Array;
-  s: () => void;
+  /** The slow path of a check; `unstarted` is 1 at a function's entry (see @jsprof/policy's check texts). */
+  s: (unstarted?: number) => void;
 }
 
 export class Session {
@@ -154,7 +155,7 @@ export class Engine {
   }
 
   /** Called by an inserted check when the counter runs out. Never throws. */
-  readonly slowPath = () => {
+  readonly slowPath = (unstarted?: number) => {
     if (this.busy) {
       this.hook.c[0] = REARM;
       return;
@@ -169,7 +170,7 @@ export class Engine {
       if (now >= this.dueTime()) {
         let stack = -1;
         try {
-          stack = this.store.add(captureStack(this.hook.s));
+          stack = this.store.add(captureStack(this.hook.s, unstarted === 1 ? 1 : 0));
         } catch {
           // recorded without a stack
         }

@@ -44,6 +44,34 @@ function runtimeResources(trace: ProfilerTrace): string[] {
   return trace.resources.filter((r) => r.includes('/packages/runtime/src/'));
 }
 
+describe('a check at a function entry', () => {
+  function inner(unstarted: number) {
+    return captureStack(inner, unstarted);
+  }
+  function entered(unstarted: number) {
+    return inner(unstarted);
+  }
+  function caller(unstarted: number) {
+    return entered(unstarted);
+  }
+
+  test('leaves out the function just entered: its callers spent the time', () => {
+    const full = caller(0).map((f) => f.name);
+    const entry = caller(1).map((f) => f.name);
+    expect(full.slice(0, 2)).toEqual(['entered', 'caller']);
+    expect(entry[0]).toBe('caller');
+    expect(entry).toEqual(full.slice(1));
+  });
+
+  test('keeps the function when it is the only frame', async () => {
+    // A promise reaction V8 runs from its own microtask checkpoint has no caller frame.
+    const names = await Promise.resolve().then(function lone() {
+      return [captureStack(captureStack, 0).map((f) => f.name), captureStack(captureStack, 1).map((f) => f.name)];
+    });
+    expect(names).toEqual([['lone'], ['lone']]);
+  });
+});
+
 describe('Error options are restored exactly', () => {
   let original: Snapshot;
   beforeEach(() => {

@@ -10,7 +10,7 @@ import * as node from '../src/node';
 import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
 import { getEngine } from '../src/hook';
 import { RUNTIME_GLOBAL } from '../src/names';
-import { CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, RUNTIME_GLOBAL as POLICY_RUNTIME_GLOBAL } from '../../policy/src/check';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, RUNTIME_GLOBAL as POLICY_RUNTIME_GLOBAL } from '../../policy/src/check';
 import { WORK_FILE, expectValidTrace, loadWork, runChild, sleep, stackFrames, withStack } from './helpers';
 
 const work = loadWork();
@@ -120,7 +120,8 @@ describe('the package', () => {
     // The hand-instrumented fixture carries exactly what the transform inserts.
     const fixture = fs.readFileSync(WORK_FILE, 'utf8');
     expect(fixture).toContain(GLOBAL_PRELUDE_SOURCE);
-    expect(fixture.split(CHECK_SOURCE).length - 1).toBe(7);
+    expect(fixture.split(ENTRY_CHECK_SOURCE).length - 1).toBe(5);
+    expect(fixture.split(CHECK_SOURCE).length - 1).toBe(2);
   });
 
   test('a second copy of the runtime in the realm shares the sampler', async () => {
