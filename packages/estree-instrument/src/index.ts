@@ -1,0 +1,305 @@
+/**
+ * `@jsprof/estree-instrument`: inserts jsprof's checks into source text, following `@jsprof/policy`,
+ * from an ESTree AST with UTF-16 offsets (acorn, oxc-parser, or another front end's AST converted to
+ * ESTree). Edits are insertions and moves only (magic-string), so the source map is exact and every
+ * original character stays where a reader expects it; no line is added.
+ *
+ * What it inserts is what `@jsprof/babel-plugin` inserts, under the same rules: the entry check
+ * first in the body (after directives), the exit check in a `try/finally` around the rest (function
+ * declarations stay outside the `try`, so they hoist as before), loop checks under `loops`, and the
+ * prelude after the program's directives.
+ */
+import MagicString from 'magic-string';
+import {
+  CHECK_SOURCE,
+  ENTRY_CHECK_SOURCE,
+  FunctionRecord,
+  GLOBAL_PRELUDE_SOURCE,
+  LineIndex,
+  PolicyOptions,
+  countFunctionBody,
+  countStatement,
+  functionName,
+  importPreludeSource,
+  isFunctionNode,
+  isInstrumentedSource,
+  normalizeOptions,
+  requirePreludeSource,
+  shouldInstrumentFile,
+  skipTrivia,
+  v8FunctionStart,
+} from '@jsprof/policy';
+
+export type Node = { type: string; start: number; end: number; [key: string]: any };
+
+export interface InstrumentInput {
+  /** The source text the AST was parsed from. */
+  code: string;
+  /** Its ESTree `Program`, with `start`/`end` as UTF-16 offsets into `code`. */
+  program: Node;
+  /** Used in the source map and for include/exclude. */
+  filename?: string;
+  /** A source map of `code` to chain the output map onto. */
+  inputSourceMap?: any;
+}
+
+export interface InstrumentResult {
+  code: string;
+  /** Source map from the output to `code` (or, with `inputSourceMap`, to its sources); null if unchanged. */
+  map: any | null;
+  /** Every function of the file, sorted by start, in the coordinates of `code`. */
+  functions: FunctionRecord[];
+  stats: { functions: number; instrumented: number };
+  changed: boolean;
+}
+
+const SKIPPED_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'extra', 'leadingComments', 'trailingComments', 'comments']);
+
+interface Found {
+  node: Node;
+  ancestors: Node[];
+  /** Loops directly inside this function (not in nested functions or classes). */
+  loops: Node[];
+}
+
+/** Instruments `input.code`; `options` are the Babel plugin's, validated the same way. */
+export function instrument(input: InstrumentInput, rawOptions: unknown = {}): InstrumentResult {
+  const options = normalizeOptions(rawOptions);
+  const { code, program } = input;
+  const lines = new LineIndex(code);
+  const enabled = shouldInstrumentFile(options, input.filename) && !isInstrumentedSource(code);
+
+  // Functions in post-order (inner before outer), so insertions at one offset nest correctly.
+  const found: Found[] = [];
+  const records: FunctionRecord[] = [];
+  const visit = (node: Node, ancestors: Node[], owner: Found | null) => {
+    const isFunction = isFunctionNode(node);
+    const isClass = node.type === 'ClassDeclaration' || node.type === 'ClassExpression';
+    const isStaticBlock = node.type === 'StaticBlock';
+    let own = owner;
+    if (isFunction || isStaticBlock) own = { node, ancestors, loops: [] };
+    else if (isClass) own = null;
+    if (owner && isLoop(node)) owner.loops.push(node);
+    const inner = [node, ...ancestors];
+    for (const key of Object.keys(node)) {
+      if (SKIPPED_KEYS.has(key)) continue;
+      const value = node[key];
+      if (Array.isArray(value)) {
+        for (const child of value) if (isNode(child)) visit(child, inner, own);
+      } else if (isNode(value)) {
+        visit(value, inner, own);
+      }
+    }
+    if (isFunction || isClass || isStaticBlock) {
+      const instrumented = enabled && !isClass && isAboveThreshold(node, options.threshold);
+      if (instrumented) found.push(own!);
+      const recorded = isClass ? !node.body.body.some((m: Node) => m.kind === 'constructor') : !isStaticBlock;
+      if (recorded) records.push(record(code, lines, node, ancestors, instrumented));
+    }
+  };
+  visit(program, [], null);
+  records.sort((a, b) => a.start - b.start);
+
+  const result = (changed: boolean, s?: MagicString): InstrumentResult => ({
+    code: s ? s.toString() : code,
+    map: s ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: true }), input.inputSourceMap) : null,
+    functions: records,
+    stats: { functions: records.length, instrumented: changed ? found.length : 0 },
+    changed,
+  });
+  if (found.length === 0) return result(false);
+
+  const s = new MagicString(code);
+  for (const f of found) instrumentFunction(s, code, f, options);
+  s.appendRight(preludeOffset(code, program), preludeText(program, options));
+  return result(true, s);
+}
+
+function isNode(value: unknown): value is Node {
+  return !!value && typeof value === 'object' && typeof (value as Node).type === 'string';
+}
+
+function isLoop(node: Node): boolean {
+  return /^(For|ForIn|ForOf|While|DoWhile)Statement$/.test(node.type);
+}
+
+function isAboveThreshold(node: Node, threshold: number): boolean {
+  const count = node.type === 'StaticBlock' ? countStatement(node) : countFunctionBody(node.body);
+  return count >= threshold && count > 0;
+}
+
+/**
+ * The node a frame's position is found in: an ESTree method's function starts at its `(`, but V8
+ * (and the Babel AST) start a method at its key.
+ */
+function headNode(node: Node, ancestors: Node[]): Node {
+  const parent = ancestors[0];
+  const isMethod = parent && parent.value === node && (parent.type === 'MethodDefinition' || (parent.type === 'Property' && (parent.method || parent.kind !== 'init')));
+  return isMethod ? parent : node;
+}
+
+function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], instrumented: boolean): FunctionRecord {
+  const at = v8FunctionStart(code, node);
+  const { line, column } = lines.position(at < 0 ? node.start : at);
+  return {
+    start: headNode(node, ancestors).start,
+    end: node.end,
+    bodyStart: Array.isArray(node.body) ? node.start : (node.body?.start ?? node.end),
+    name: functionName(node, ancestors),
+    line,
+    column,
+    instrumented,
+  };
+}
+
+function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions) {
+  const { node } = f;
+  if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
+  if (node.type === 'ArrowFunctionExpression' && node.expression) {
+    // `a => expr` becomes `a => { entry; try { return (expr); } finally { exit } }`.
+    const at = arrowBodyStart(code, node);
+    s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${options.exits ? 'try { ' : ''}return (`);
+    s.appendLeft(node.end, `);${options.exits ? ` } finally { ${CHECK_SOURCE} }` : ''} }`);
+    return;
+  }
+  const statements: Node[] = node.type === 'StaticBlock' ? node.body : node.body.body;
+  const open = node.type === 'StaticBlock' ? skipTrivia(code, node.start + 'static'.length) : node.body.start;
+  const close = node.end - 1;
+  let entryAt = open + 1;
+  let first = 0;
+  while (first < statements.length && statements[first].directive !== undefined) {
+    entryAt = statements[first].end;
+    first++;
+  }
+  const afterDirective = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
+  s.appendLeft(entryAt, `${afterDirective} ${ENTRY_CHECK_SOURCE}`);
+  if (!options.exits) return;
+
+  const body = statements.slice(first);
+  const functions = body.filter((st) => st.type === 'FunctionDeclaration');
+  const others = body.filter((st) => st.type !== 'FunctionDeclaration');
+  // Before the closing brace, never with a statement a move may take away.
+  const closeTry = () => s.prependRight(close, ` } finally { ${CHECK_SOURCE} } `);
+  if (functions.length === 0 || !others.some(isLexicalDeclaration)) {
+    if (others.length === 0) {
+      s.prependRight(close, ` try { } finally { ${CHECK_SOURCE} } `);
+      return;
+    }
+    // Function declarations go before the `try`, in their order, so they hoist exactly as before.
+    const tryAt = others[0].start;
+    for (const fn of functions) if (fn.start > tryAt) s.move(fn.start, fn.end, tryAt);
+    s.appendRight(tryAt, 'try { ');
+    closeTry();
+    return;
+  }
+  // let/const/class at the top: the declarations go into the `try` with them, if a block can hold them.
+  if (!canMoveIntoBlock(node, functions)) return;
+  s.appendRight(body[0].start, 'try { ');
+  closeTry();
+}
+
+function isLexicalDeclaration(node: Node): boolean {
+  return (node.type === 'VariableDeclaration' && node.kind !== 'var') || node.type === 'ClassDeclaration';
+}
+
+/**
+ * Whether the body's function declarations keep their meaning inside a block (the Babel plugin's
+ * rule): each name declared once, and by no parameter and no `var` of the function.
+ */
+function canMoveIntoBlock(fn: Node, functions: Node[]): boolean {
+  const names = functions.map((f) => f.id.name as string);
+  if (new Set(names).size !== names.length) return false;
+  const taken = new Set<string>();
+  for (const p of fn.params ?? []) collectPatternNames(p, taken);
+  collectVarNames(fn.body, taken);
+  return names.every((name) => !taken.has(name));
+}
+
+function collectPatternNames(node: Node | null, out: Set<string>) {
+  if (!node) return;
+  switch (node.type) {
+    case 'Identifier':
+      out.add(node.name);
+      break;
+    case 'AssignmentPattern':
+      collectPatternNames(node.left, out);
+      break;
+    case 'RestElement':
+      collectPatternNames(node.argument, out);
+      break;
+    case 'ArrayPattern':
+      for (const e of node.elements) collectPatternNames(e, out);
+      break;
+    case 'ObjectPattern':
+      for (const p of node.properties) collectPatternNames(p.type === 'RestElement' ? p : p.value, out);
+      break;
+  }
+}
+
+/** Names bound by `var` anywhere in a function body, nested functions excluded. */
+function collectVarNames(node: Node, out: Set<string>) {
+  if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
+  if (node.type === 'VariableDeclaration' && node.kind === 'var') for (const d of node.declarations) collectPatternNames(d.id, out);
+  for (const key of Object.keys(node)) {
+    if (SKIPPED_KEYS.has(key)) continue;
+    const value = node[key];
+    if (Array.isArray(value)) {
+      for (const child of value) if (isNode(child)) collectVarNames(child, out);
+    } else if (isNode(value)) {
+      collectVarNames(value, out);
+    }
+  }
+}
+
+function addLoopCheck(s: MagicString, loop: Node) {
+  const body = loop.body;
+  if (body.type === 'BlockStatement') {
+    s.appendLeft(body.start + 1, ` ${CHECK_SOURCE}`);
+  } else {
+    s.appendRight(body.start, `{ ${CHECK_SOURCE} `);
+    s.appendLeft(body.end, ' }');
+  }
+}
+
+/** The offset just after an arrow's `=>`. */
+function arrowBodyStart(code: string, node: Node): number {
+  let pos = node.params.length ? node.params[node.params.length - 1].end : node.start;
+  for (;;) {
+    pos = skipTrivia(code, pos);
+    if (code.startsWith('=>', pos)) return pos + 2;
+    pos++;
+  }
+}
+
+/** Where the prelude goes: after a byte order mark, a hashbang line and the program's directives. */
+function preludeOffset(code: string, program: Node): number {
+  let at = code.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (code.startsWith('#!', at)) {
+    const eol = code.slice(at).search(/[\n\r\u2028\u2029]/);
+    at = eol < 0 ? code.length : at + eol + (code.startsWith('\r\n', at + eol) ? 2 : 1);
+  }
+  for (const st of program.body) {
+    if (st.directive === undefined) break;
+    at = st.end;
+  }
+  return at;
+}
+
+function preludeText(program: Node, options: PolicyOptions): string {
+  const text =
+    options.runtime === 'global'
+      ? GLOBAL_PRELUDE_SOURCE
+      : program.sourceType === 'module'
+        ? importPreludeSource(options.importSource)
+        : requirePreludeSource(options.importSource);
+  return `;${text}`;
+}
+
+// Its published types do not parse (TypeScript 5.9), so it is typed here.
+const remapping: (maps: any[], loader: () => null) => any = require('@jridgewell/remapping');
+
+function chain(map: any, input: any): any {
+  const out = JSON.parse(map.toString());
+  if (!input) return out;
+  return JSON.parse(JSON.stringify(remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null)));
+}
