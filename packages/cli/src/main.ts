@@ -1,6 +1,7 @@
 /** The `jsprof` command. */
 import { Command, InvalidArgumentError } from 'commander';
 import { run } from './run';
+import { instrumentFiles } from './bundles';
 
 function wholeNumber(name: string, min: number) {
   return (value: string) => {
@@ -50,6 +51,33 @@ export async function main(argv: string[]): Promise<number> {
         instrument: { threshold: opts.threshold, loops: !!opts.loops, exits: opts.exits !== false },
         top: opts.top,
         quiet: !!opts.quiet,
+      });
+    });
+
+  program
+    .command('instrument')
+    .description('Insert jsprof checks into prebuilt JavaScript files (bundles, dist files, minified or not), chaining their source maps.')
+    .argument('<paths...>', '.js, .mjs and .cjs files, or directories to search for them (node_modules skipped)')
+    .option('-d, --out-dir <dir>', 'write the instrumented files here, keeping their paths relative to each directory given')
+    .option('--in-place', 'replace the files (atomically)')
+    .option('--threshold <n>', 'instrument functions of at least this many statements', wholeNumber('--threshold', 0), 10)
+    .option('--loops', 'also check at every loop back-edge of instrumented functions')
+    .option('--no-exits', 'do not check when instrumented functions return')
+    .option('--source-map', 'write a source map even for files that have none (files with one always get a chained map)')
+    .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}]} to stdout')
+    .addHelpText(
+      'after',
+      '\nThe code reaches the runtime through globalThis.__jsprof (load @jsprof/runtime first) and runs unchanged without it.\nExit status: 0 when every file was instrumented or left as it was, 1 when one failed (it is left untouched).',
+    )
+    .action((paths: string[], opts) => {
+      exitCode = instrumentFiles(paths, {
+        outDir: opts.outDir,
+        inPlace: !!opts.inPlace,
+        threshold: opts.threshold,
+        loops: !!opts.loops,
+        exits: opts.exits !== false,
+        sourceMap: !!opts.sourceMap,
+        json: !!opts.json,
       });
     });
 

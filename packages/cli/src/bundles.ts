@@ -1,0 +1,278 @@
+/**
+ * `jsprof instrument`: rewrites prebuilt JavaScript files (bundles, dist files; minified or not) with
+ * jsprof's checks, chaining their source maps. Code reaches the runtime through the global, as code
+ * meant for browsers does, and runs unchanged where the runtime is absent.
+ *
+ * Nothing is written for a file that fails (a syntax error names file:line:col); other files go on;
+ * in-place writes replace a file atomically.
+ */
+import * as acorn from 'acorn';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { instrument } from '@jsprof/estree-instrument';
+import { OptionsError } from '@jsprof/policy';
+
+export interface BundleOptions {
+  outDir?: string;
+  inPlace: boolean;
+  threshold: number;
+  loops: boolean;
+  exits: boolean;
+  /** Write a source map even for files that had none. */
+  sourceMap: boolean;
+  json: boolean;
+}
+
+export interface FileReport {
+  file: string;
+  output: string | null;
+  functions: number;
+  instrumented: number;
+  bytesIn: number;
+  bytesOut: number;
+  ms: number;
+  error?: string;
+}
+
+const SCRIPT = /\.(c|m)?js$/;
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+
+class UserError extends Error {}
+
+/** Runs the command; returns the exit status. */
+export function instrumentFiles(inputs: string[], options: BundleOptions): number {
+  if (!!options.outDir === options.inPlace) {
+    process.stderr.write('jsprof: give exactly one of --out-dir DIR and --in-place\n');
+    return 2;
+  }
+  let files: { file: string; relative: string }[];
+  try {
+    files = collect(inputs);
+  } catch (error) {
+    process.stderr.write(`jsprof: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (files.length === 0) {
+    process.stderr.write('jsprof: no .js, .mjs or .cjs files in the given paths\n');
+    return 1;
+  }
+  const outputs = files.map((f) => (options.inPlace ? f.file : path.resolve(options.outDir!, f.relative)));
+  const duplicate = outputs.find((o, i) => outputs.indexOf(o) !== i);
+  if (duplicate) {
+    process.stderr.write(`jsprof: two inputs would be written to ${duplicate}\n`);
+    return 1;
+  }
+
+  const progress = files.length >= 20 && process.stderr.isTTY && !options.json;
+  const reports: FileReport[] = [];
+  files.forEach((f, i) => {
+    if (progress) process.stderr.write(`\r\x1b[Kjsprof: ${i + 1}/${files.length} ${f.relative}`);
+    const report = instrumentOne(f.file, outputs[i], options);
+    if (report.error) {
+      if (progress) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`jsprof: ${report.error}\n`);
+    }
+    reports.push(report);
+  });
+  if (progress) process.stderr.write('\r\x1b[K');
+
+  const failed = reports.filter((r) => r.error).length;
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ files: reports }, null, 2)}\n`);
+  } else {
+    const instrumented = reports.reduce((n, r) => n + r.instrumented, 0);
+    const functions = reports.reduce((n, r) => n + r.functions, 0);
+    const done = reports.length - failed;
+    process.stderr.write(`jsprof: instrumented ${instrumented} of ${functions} functions in ${done} file${done === 1 ? '' : 's'}${failed ? `; ${failed} failed` : ''}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+/** The files named, and the script files under the directories named, with their paths relative to the argument. */
+function collect(inputs: string[]): { file: string; relative: string }[] {
+  const out: { file: string; relative: string }[] = [];
+  for (const input of inputs) {
+    const full = path.resolve(input);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(full);
+    } catch {
+      throw new UserError(`no such file or directory: ${input}`);
+    }
+    if (stat.isDirectory()) {
+      const walk = (dir: string) => {
+        for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+          const child = path.join(dir, entry.name);
+          if (entry.isDirectory()) {
+            if (!SKIPPED_DIRS.has(entry.name)) walk(child);
+          } else if (entry.isFile() && SCRIPT.test(entry.name)) {
+            out.push({ file: child, relative: path.relative(full, child) });
+          }
+        }
+      };
+      walk(full);
+    } else {
+      out.push({ file: full, relative: path.basename(full) });
+    }
+  }
+  return out;
+}
+
+function instrumentOne(file: string, output: string, options: BundleOptions): FileReport {
+  const started = performance.now();
+  const shown = path.relative(process.cwd(), file) || file;
+  const report: FileReport = { file: shown, output: null, functions: 0, instrumented: 0, bytesIn: 0, bytesOut: 0, ms: 0 };
+  const finish = () => {
+    report.ms = Math.round((performance.now() - started) * 10) / 10;
+    return report;
+  };
+  let code: string;
+  try {
+    const bytes = fs.readFileSync(file);
+    report.bytesIn = bytes.length;
+    code = bytes.toString('utf8');
+  } catch (error) {
+    report.error = `cannot read ${shown}: ${describeFsError(error)}`;
+    return finish();
+  }
+
+  let program: any;
+  try {
+    program = parse(code, file);
+  } catch (error: any) {
+    const loc = error?.loc ? `:${error.loc.line}:${error.loc.column + 1}` : '';
+    report.error = `syntax error in ${shown}${loc}: ${String(error?.message ?? error).replace(/ \(\d+:\d+\)$/, '')}`;
+    return finish();
+  }
+
+  const input = readSourceMap(code, file);
+  let result;
+  try {
+    result = instrument(
+      { code, program, filename: path.basename(file), inputSourceMap: input?.map, sourceMap: !!input || options.sourceMap },
+      { threshold: options.threshold, loops: options.loops, exits: options.exits, runtime: 'global' },
+    );
+  } catch (error) {
+    report.error = error instanceof OptionsError ? String(error.message) : `cannot instrument ${shown}: ${(error as Error).message}`;
+    return finish();
+  }
+  report.functions = result.stats.functions;
+  report.instrumented = result.stats.instrumented;
+
+  let text = result.code;
+  const files: [string, string][] = [];
+  if (result.map) {
+    const map = { ...result.map, file: path.basename(output) };
+    const stripped = withoutSourceMappingUrl(text);
+    if (input?.inline) {
+      text = `${stripped}//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+    } else {
+      const mapFile = `${output}.map`;
+      text = `${stripped}//# sourceMappingURL=${path.basename(mapFile)}\n`;
+      files.push([mapFile, JSON.stringify(map)]);
+    }
+  }
+  const unchanged = !result.changed && (options.inPlace || output === file);
+  if (!unchanged) files.unshift([output, text]);
+  else if (!options.inPlace) files.unshift([output, code]);
+
+  try {
+    for (const [target, content] of files) writeAtomic(target, content);
+  } catch (error) {
+    report.error = `cannot write ${path.relative(process.cwd(), output) || output}: ${describeFsError(error)}`;
+    return finish();
+  }
+  report.output = path.relative(process.cwd(), output) || output;
+  report.bytesOut = Buffer.byteLength(result.changed ? text : code);
+  return finish();
+}
+
+/**
+ * Parses as the file's extension says; a `.js` file as a module, and as a script if that fails.
+ * A byte order mark and a hashbang line are blanked (same offsets) for the parser.
+ */
+function parse(code: string, file: string): any {
+  let text = code;
+  if (text.charCodeAt(0) === 0xfeff) text = ` ${text.slice(1)}`;
+  const bang = /^\s?#!/.test(text) ? text.indexOf('#!') : -1;
+  if (bang >= 0) {
+    const eol = text.slice(bang).search(/[\n\r\u2028\u2029]/);
+    const end = eol < 0 ? text.length : bang + eol;
+    text = text.slice(0, bang) + ' '.repeat(end - bang) + text.slice(end);
+  }
+  const as = (sourceType: 'script' | 'module') => acorn.parse(text, { ecmaVersion: 'latest', sourceType, locations: true, allowReturnOutsideFunction: sourceType === 'script' });
+  if (file.endsWith('.mjs')) return as('module');
+  if (file.endsWith('.cjs')) return as('script');
+  try {
+    return as('module');
+  } catch {
+    return as('script');
+  }
+}
+
+const SOURCE_MAPPING_URL = /(?:\/\/[#@][ \t]+sourceMappingURL=([^\s'"]+)[ \t]*|\/\*[#@][ \t]+sourceMappingURL=([^\s*'"]+)[ \t]*\*\/)[ \t]*$/;
+
+/** Where the last line of `text` starts. */
+function lastLineStart(text: string): number {
+  return Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1;
+}
+
+function lastSourceMappingUrl(code: string): RegExpExecArray | null {
+  const trimmed = code.trimEnd();
+  return SOURCE_MAPPING_URL.exec(trimmed.slice(lastLineStart(trimmed)));
+}
+
+/** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
+function readSourceMap(code: string, file: string): { map: any; inline: boolean } | null {
+  const match = lastSourceMappingUrl(code);
+  if (!match) return null;
+  const url = match[1] ?? match[2];
+  try {
+    if (url.startsWith('data:')) {
+      const comma = url.indexOf(',');
+      const meta = url.slice(5, comma);
+      const data = url.slice(comma + 1);
+      const text = meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data);
+      return { map: JSON.parse(text), inline: true };
+    }
+    const mapFile = path.resolve(path.dirname(file), decodeURIComponent(url));
+    return { map: JSON.parse(fs.readFileSync(mapFile, 'utf8')), inline: false };
+  } catch {
+    return null;
+  }
+}
+
+/** The code without its trailing sourceMappingURL comment, ending in a line break, ready for a new one. */
+function withoutSourceMappingUrl(code: string): string {
+  const trimmed = code.trimEnd();
+  const lineStart = lastLineStart(trimmed);
+  if (SOURCE_MAPPING_URL.test(trimmed.slice(lineStart))) return trimmed.slice(0, lineStart);
+  return /[\n\r]$/.test(code) ? code : `${code}\n`;
+}
+
+function writeAtomic(file: string, data: string) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    fs.writeFileSync(tmp, data);
+    try {
+      fs.chmodSync(tmp, fs.statSync(file).mode);
+    } catch {
+      // a new file keeps the default mode
+    }
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EISDIR') return 'is a directory';
+  if (code === 'ENOTDIR') return 'a part of the path is not a directory';
+  if (code === 'EROFS') return 'read-only file system';
+  return (error as Error)?.message ?? String(error);
+}

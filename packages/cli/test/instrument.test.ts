@@ -1,0 +1,203 @@
+/**
+ * `jsprof instrument` on real dist files of popular libraries: what they compute is unchanged, with
+ * no runtime and while profiled; maps chain; bad input and bad places get clear messages and leave
+ * files as they were.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { ROOT, jsprof, tempDir } from './helpers';
+
+const NODE_MODULES = path.join(ROOT, 'node_modules');
+
+/** Dist files, minified and not, with a driver computing something from each (given the module as `lib`). */
+const LIBRARIES = [
+  { file: 'js-yaml/dist/js-yaml.min.js', driver: `lib.dump(lib.load('a: [1, 2, {b: "x"}]\\nc: !!str 3\\nd: 2024-01-02'))` },
+  { file: 'js-yaml/dist/js-yaml.js', driver: `JSON.stringify(lib.load(lib.dump({ list: [1, 'two', { three: null }], when: 'now' })))` },
+  { file: 'markdown-it/dist/browser/markdown-it.umd.min.js', driver: `lib().render('# Title\\n\\n* a **b** [c](http://d.example)\\n\\n\\\`\\\`\\\`js\\nx()\\n\\\`\\\`\\\`\\n| t | u |\\n|---|---|\\n| 1 | 2 |')` },
+  { file: 'marked/lib/marked.umd.js', driver: `lib.marked.parse('Some *text* with a [link](x) and\\n\\n> a quote\\n\\n1. one\\n2. two')` },
+  { file: 'acorn/dist/acorn.js', driver: `JSON.stringify(lib.parse('async function* f(a = 1, ...b) { for await (const x of y) yield x?.z ?? 0; }', { ecmaVersion: 'latest' }))` },
+  {
+    file: 'typescript/lib/typescript.js',
+    driver: `lib.transpileModule('enum E { A, B } export class C<T> { constructor(private x: T) {} get y(): E { return E.B; } }', { compilerOptions: { target: lib.ScriptTarget.ES2015, module: lib.ModuleKind.CommonJS } }).outputText`,
+  },
+];
+
+/** Runs every driver in a child process over the given dist directory; `profile` loads the runtime and profiles meanwhile. */
+function compute(dir: string, profile: boolean): { results: string[]; trace?: any } {
+  const script = `
+    ${profile ? `const { Profiler } = require(${JSON.stringify(path.join(ROOT, 'packages/runtime/dist/node.js'))});
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100000 });` : ''}
+    const results = [];
+    for (const [file, driver] of ${JSON.stringify(LIBRARIES.map((l) => [path.basename(l.file), l.driver]))}) {
+      const lib = require(require('path').join(${JSON.stringify(dir)}, file));
+      let value;
+      // Repeated while profiled, so samples fall inside the libraries.
+      const end = Date.now() + ${profile ? 150 : 0};
+      do value = String(eval(driver)); while (Date.now() < end);
+      results.push(value);
+    }
+    ${profile ? `profiler.stop().then((trace) => console.log(JSON.stringify({ results, trace })));` : `console.log(JSON.stringify({ results }));`}
+  `;
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: 120_000 });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+describe('jsprof instrument on popular dist files', () => {
+  const work = tempDir();
+  const src = path.join(work, 'src');
+  const out = path.join(work, 'out');
+  let report: any;
+  let run: ReturnType<typeof jsprof>;
+
+  beforeAll(() => {
+    fs.mkdirSync(src);
+    for (const { file } of LIBRARIES) {
+      fs.copyFileSync(path.join(NODE_MODULES, file), path.join(src, path.basename(file)));
+      const map = path.join(NODE_MODULES, `${file}.map`);
+      if (fs.existsSync(map)) fs.copyFileSync(map, path.join(src, `${path.basename(file)}.map`));
+    }
+    run = jsprof(['instrument', src, '--out-dir', out, '--threshold', '1', '--json']);
+    report = JSON.parse(run.stdout);
+  });
+
+  test('reports every file in the --json shape and exits 0', () => {
+    expect(run.status).toBe(0);
+    expect(report.files).toHaveLength(LIBRARIES.length);
+    for (const f of report.files) {
+      expect(Object.keys(f).sort()).toEqual(['bytesIn', 'bytesOut', 'file', 'functions', 'instrumented', 'ms', 'output'].sort());
+      expect(f.instrumented).toBeGreaterThan(0);
+      expect(f.instrumented).toBeLessThanOrEqual(f.functions);
+      expect(f.bytesOut).toBeGreaterThan(f.bytesIn);
+      expect(fs.statSync(path.resolve(ROOT, f.output)).size).toBe(f.bytesOut);
+    }
+  });
+
+  test('the libraries compute exactly what they did, without the runtime and while profiled', () => {
+    const before = compute(src, false).results;
+    expect(compute(out, false).results).toEqual(before);
+    const profiled = compute(out, true);
+    expect(profiled.results).toEqual(before);
+    const withStack = profiled.trace.samples.filter((s: any) => s.stackId !== undefined);
+    expect(withStack.length).toBeGreaterThan(20);
+    const resources: string[] = profiled.trace.resources;
+    for (const { file } of LIBRARIES.filter((l) => !l.file.includes('typescript'))) {
+      expect(resources.some((r) => r.endsWith(`/out/${path.basename(file)}`))).toBe(true);
+    }
+  });
+
+  test('files with a source map get a chained one: function heads lead to the same original place', () => {
+    const name = 'js-yaml.min.js';
+    const outCode = fs.readFileSync(path.join(out, name), 'utf8');
+    expect(outCode.trimEnd().endsWith(`//# sourceMappingURL=${name}.map`)).toBe(true);
+    const input = new TraceMap(JSON.parse(fs.readFileSync(path.join(src, `${name}.map`), 'utf8')));
+    const output = new TraceMap(JSON.parse(fs.readFileSync(path.join(out, `${name}.map`), 'utf8')));
+    expect(output.sources).toEqual(input.sources);
+    // Named function heads, not the prelude's.
+    const heads = (code: string) => [...code.matchAll(/function (?!__jsprof)[\w$]+\(/g)].map((m) => m.index! + m[0].length - 1);
+    const inCode = fs.readFileSync(path.join(src, name), 'utf8');
+    const inHeads = heads(inCode);
+    const outHeads = heads(outCode);
+    expect(outHeads.length).toBe(inHeads.length);
+    expect(inHeads.length).toBeGreaterThan(20);
+    // Minified: one line, so an offset is a column.
+    const at = (map: TraceMap, column: number) => {
+      const p = originalPositionFor(map, { line: 1, column });
+      return `${p.source}:${p.line}:${p.column}`;
+    };
+    // Function declarations may move ahead of a try: compare the places as sets, not in order.
+    const sorted = (list: string[]) => [...list].sort();
+    expect(sorted(outHeads.map((c) => at(output, c)))).toEqual(sorted(inHeads.map((c) => at(input, c))));
+    expect(new Set(inHeads.map((c) => at(input, c))).size).toBeGreaterThan(20);
+  });
+
+  test('files without a map get none unless --source-map asks', () => {
+    expect(fs.existsSync(path.join(out, 'acorn.js.map'))).toBe(false);
+    const dir = tempDir();
+    const again = jsprof(['instrument', path.join(src, 'acorn.js'), '--out-dir', dir, '--source-map']);
+    expect(again.status).toBe(0);
+    const map = JSON.parse(fs.readFileSync(path.join(dir, 'acorn.js.map'), 'utf8'));
+    expect(map.sources).toEqual(['acorn.js']);
+    expect(fs.readFileSync(path.join(dir, 'acorn.js'), 'utf8').trimEnd().endsWith('//# sourceMappingURL=acorn.js.map')).toBe(true);
+  });
+
+  test('instrumenting the output again changes nothing, in place', () => {
+    const before = fs.readdirSync(out).map((f) => fs.readFileSync(path.join(out, f), 'utf8'));
+    const again = jsprof(['instrument', out, '--in-place', '--threshold', '1']);
+    expect(again.status).toBe(0);
+    expect(fs.readdirSync(out).map((f) => fs.readFileSync(path.join(out, f), 'utf8'))).toEqual(before);
+  });
+
+  test('the threshold picks about as many functions in minified code as in the readable build (±20%)', () => {
+    const readable = report.files.find((f: any) => f.file.endsWith('js-yaml.js'));
+    const minified = report.files.find((f: any) => f.file.endsWith('js-yaml.min.js'));
+    expect(readable.functions).toBeGreaterThan(100);
+    const dir = tempDir();
+    const at10 = JSON.parse(jsprof(['instrument', path.join(src, 'js-yaml.js'), path.join(src, 'js-yaml.min.js'), '--out-dir', dir, '--json']).stdout).files;
+    const [r, m] = at10.map((f: any) => f.instrumented);
+    expect(Math.abs(m - r) / r).toBeLessThanOrEqual(0.2);
+    expect(minified.functions).toBeGreaterThan(100);
+  });
+});
+
+describe('jsprof instrument on bad input and bad places', () => {
+  test('a syntax error names file:line:col, writes nothing for that file, and the others go on', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'bad.js'), 'function ok() { return 1; }\nvar x = 1 +* 2;\n');
+    fs.writeFileSync(path.join(dir, 'good.js'), 'function f(a) { return a + 1; }\n');
+    const out = path.join(dir, 'out');
+    const run = jsprof(['instrument', path.join(dir, 'bad.js'), path.join(dir, 'good.js'), '--out-dir', out, '--threshold', '1']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/syntax error in .*bad\.js:2:12: Unexpected token\n/);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(fs.existsSync(path.join(out, 'bad.js'))).toBe(false);
+    expect(fs.existsSync(path.join(out, 'good.js'))).toBe(true);
+  });
+
+  test('--in-place leaves a broken file exactly as it was and leaves no temporary file', () => {
+    const dir = tempDir();
+    const bad = 'var x = ;\n';
+    fs.writeFileSync(path.join(dir, 'bad.js'), bad);
+    fs.writeFileSync(path.join(dir, 'good.js'), 'function f(a) { return a + 1; }\n');
+    const run = jsprof(['instrument', dir, '--in-place', '--threshold', '1']);
+    expect(run.status).toBe(1);
+    expect(fs.readFileSync(path.join(dir, 'bad.js'), 'utf8')).toBe(bad);
+    expect(fs.readFileSync(path.join(dir, 'good.js'), 'utf8')).toContain('__jsprof$s(1)');
+    expect(fs.readdirSync(dir).sort()).toEqual(['bad.js', 'good.js']);
+  });
+
+  test('a missing file, a place that cannot be written and a wrong usage get one clear line each', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'a.js'), 'function f(a) { return a + 1; }\n');
+    const missing = jsprof(['instrument', path.join(dir, 'nope.js'), '--out-dir', dir]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr.trim()).toMatch(/^jsprof: no such file or directory: .*nope\.js$/);
+    fs.writeFileSync(path.join(dir, 'file'), '');
+    const unwritable = jsprof(['instrument', path.join(dir, 'a.js'), '--out-dir', path.join(dir, 'file', 'sub'), '--threshold', '1']);
+    expect(unwritable.status).toBe(1);
+    expect(unwritable.stderr).toMatch(/jsprof: cannot write .*a\.js: /);
+    expect(unwritable.stderr).not.toMatch(/\n\s+at /);
+    const neither = jsprof(['instrument', path.join(dir, 'a.js')]);
+    expect(neither.status).toBe(2);
+    expect(neither.stderr).toMatch(/exactly one of --out-dir DIR and --in-place/);
+  });
+
+  test('a hashbang line, a BOM, CRLF line ends and astral characters survive', () => {
+    const dir = tempDir();
+    const body = '"use strict";\r\nconst s = "𝒳é"; // 𝒳\r\nfunction f(a) {\r\n  return s + a;\r\n}\r\nconsole.log(f(1));\r\n';
+    const files = { 'bang.js': `#!/usr/bin/env node\r\n${body}`, 'bom.js': `\uFEFF${body}` };
+    for (const [name, code] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), code);
+    const run = jsprof(['instrument', dir, '--in-place', '--threshold', '1']);
+    expect(run.status).toBe(0);
+    for (const [name, code] of Object.entries(files)) {
+      const out = fs.readFileSync(path.join(dir, name), 'utf8');
+      expect(out.startsWith(code.slice(0, code.indexOf('"use strict";') + 13))).toBe(true);
+      expect(out).toContain('const s = "𝒳é"; // 𝒳\r\n');
+      expect(out.split('\r\n').length).toBe(code.split('\r\n').length);
+      const ran = spawnSync(process.execPath, [path.join(dir, name)], { encoding: 'utf8' });
+      expect(ran.stdout).toBe('𝒳é1\n');
+    }
+  });
+});
