@@ -200,7 +200,7 @@ function parse(code: string, file: string): any {
     const end = eol < 0 ? text.length : bang + eol;
     text = text.slice(0, bang) + ' '.repeat(end - bang) + text.slice(end);
   }
-  const as = (sourceType: 'script' | 'module') => acorn.parse(text, { ecmaVersion: 'latest', sourceType, locations: true, allowReturnOutsideFunction: sourceType === 'script' });
+  const as = (sourceType: 'script' | 'module') => acorn.parse(text, { ecmaVersion: 'latest', sourceType, allowReturnOutsideFunction: sourceType === 'script' });
   if (file.endsWith('.mjs')) return as('module');
   if (file.endsWith('.cjs')) return as('script');
   try {
