@@ -1,0 +1,30 @@
+/**
+ * A webpack loader that instruments what the loader before it produced: put it before swc-loader in
+ * `use` (webpack runs loaders last to first), so SWC transforms first and jsprof instruments SWC's
+ * output, chaining SWC's source map.
+ *
+ *   use: [{ loader: '@jsprof/swc-plugin/loader', options: { threshold: 10 } }, 'swc-loader']
+ */
+import { instrument, SwcInstrumentOptions } from './index';
+
+interface LoaderContext {
+  resourcePath: string;
+  sourceMap?: boolean;
+  getOptions?(): SwcInstrumentOptions;
+  callback(error: Error | null, code?: string, map?: any): void;
+}
+
+export default function jsprofLoader(this: LoaderContext, source: string, inputMap?: any): void {
+  try {
+    const options = this.getOptions?.() ?? {};
+    const result = instrument(source, {
+      ...options,
+      filename: this.resourcePath,
+      inputSourceMap: inputMap ?? undefined,
+      sourceMap: this.sourceMap !== false,
+    });
+    this.callback(null, result.code, result.map ?? inputMap);
+  } catch (error) {
+    this.callback(error as Error);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Parity through SWC's parser: the Babel plugin's corpus runs unchanged and fires the same checks,
+ * the same functions get the same names and positions as with Babel and acorn; SWC's byte offsets
+ * become the right string offsets; it runs on an SWC build's output and chains its map.
+ */
+import * as acorn from 'acorn';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+import { transformSync } from '@swc/core';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { instrument as instrumentEstree } from '@jsprof/estree-instrument';
+import { instrument } from '../src';
+import { CASES } from '../../babel-plugin/test/cases';
+import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
+
+const FORMS = fs.readFileSync(path.join(__dirname, '../../babel-plugin/test/fixtures/forms.js'), 'utf8');
+
+function runScript(code: string, globals: Record<string, unknown> = {}) {
+  return vm.runInContext(code, vm.createContext({ ...globals }), { filename: 'case.js' });
+}
+
+const summary = (records: { name: string; line: number; column: number; instrumented: boolean }[]) =>
+  records.map((f) => `${f.name}@${f.line}:${f.column}${f.instrumented ? ' checked' : ''}`);
+
+describe('every case of the corpus', () => {
+  const source = (c: (typeof CASES)[number]) => `${c.code}\n;(${c.result});\n`;
+
+  test.each(CASES)('$name: same result and checks as with the Babel plugin', async (c) => {
+    const original = JSON.stringify(await runScript(source(c)));
+    const out = instrument(source(c), { threshold: 1, filename: 'case.js' });
+    const runtime = new FakeRuntime();
+    expect(JSON.stringify(await runScript(out.code, { __jsprof: runtime.hook }))).toBe(original);
+    expect(runtime.calls).toBe(c.checks);
+    expect(JSON.stringify(await runScript(out.code))).toBe(original);
+  });
+
+  test.each(CASES)('$name: the same functions, names and positions as Babel', (c) => {
+    const babel = babelInstrument(c.code, { threshold: 2 });
+    expect(summary(instrument(c.code, { threshold: 2 }).functions)).toEqual(summary(babel.jsprof.functions));
+  });
+});
+
+describe('the same functions as the other fronts', () => {
+  test.each([1, 10])('forms.js at threshold %i: Babel, acorn and SWC agree, and insert the same text', (threshold) => {
+    const babel = babelInstrument(FORMS, { threshold }, { sourceType: 'script' });
+    const swc = instrument(FORMS, { threshold });
+    expect(summary(swc.functions)).toEqual(summary(babel.jsprof.functions));
+    const viaAcorn = instrumentEstree({ code: FORMS, program: acorn.parse(FORMS, { ecmaVersion: 'latest' }) as any }, { threshold });
+    expect(swc.code).toBe(viaAcorn.code);
+  });
+});
+
+describe('offsets', () => {
+  test('non-ASCII and astral characters before a function (SWC counts UTF-8 bytes)', () => {
+    const code = 'const s = "é𝒳日本"; /* ü */ function f(a) { return s + a; }\n;f(1)';
+    const out = instrument(code, { threshold: 1 });
+    expect(out.functions.map((f) => `${f.name}@${f.line}:${f.column}`)).toEqual([`f@1:${code.indexOf('(a)') + 1}`]);
+    const runtime = new FakeRuntime();
+    expect(runScript(out.code, { __jsprof: runtime.hook })).toBe('é𝒳日本1');
+    expect(runtime.calls).toBe(2);
+  });
+
+  test('a byte order mark (SWC drops it before counting) stays first', () => {
+    const code = '\uFEFFfunction f(a) { return a + "é"; }\n;f(1)';
+    const out = instrument(code, { threshold: 1 });
+    expect(out.code.startsWith('\uFEFF;function __jsprof$c')).toBe(true);
+    expect(out.functions[0]).toMatchObject({ name: 'f', line: 1, column: code.indexOf('(a)') + 1 });
+    expect(runScript(out.code.slice(1))).toBe('1é');
+  });
+});
+
+describe('after an SWC build', () => {
+  test('instruments SWC output and chains its source map back to the original source', () => {
+    const original = 'export class Greeter {\n  constructor(private name: string) {}\n  greet(times: number): string {\n    let out = "";\n    for (let i = 0; i < times; i++) out += `hi ${this.name} `;\n    return out.trim();\n  }\n}\n';
+    const built = transformSync(original, { filename: 'greeter.ts', sourceMaps: true, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
+    const out = instrument(built.code, { threshold: 1, filename: 'greeter.js', inputSourceMap: built.map });
+    expect(out.changed).toBe(true);
+    const exports: any = {};
+    vm.runInContext(out.code, vm.createContext({ exports, module: { exports } }));
+    expect(new exports.Greeter('ada').greet(2)).toBe('hi ada hi ada');
+    const greet = out.functions.find((f) => f.name === 'greet')!;
+    // greet's head in the instrumented output leads to line 3 of greeter.ts
+    const generated = out.code.split('\n').findIndex((l) => /\bgreet\(times\)/.test(l));
+    const column = out.code.split('\n')[generated].indexOf('greet(');
+    const pos = originalPositionFor(new TraceMap(out.map), { line: generated + 1, column });
+    expect(pos).toMatchObject({ source: 'greeter.ts', line: 3 });
+    expect(greet.instrumented).toBe(true);
+  });
+});
+
+describe('the webpack loader', () => {
+  const loader = require('../src/loader').default;
+  const call = (source: string, inputMap: any, options: object) =>
+    new Promise<{ error: Error | null; code?: string; map?: any }>((resolve) =>
+      loader.call(
+        { resourcePath: '/app/src/greeter.js', sourceMap: true, getOptions: () => options, callback: (error: Error | null, code?: string, map?: any) => resolve({ error, code, map }) },
+        source,
+        inputMap,
+      ),
+    );
+
+  test('instruments the previous loader’s output and passes on a chained map', async () => {
+    const built = transformSync('export const twice = (s: string) => { const t = s + s; return t; };', { filename: 'greeter.ts', sourceMaps: true, jsc: { parser: { syntax: 'typescript' } } });
+    const { error, code, map } = await call(built.code, JSON.parse(built.map!), { threshold: 1 });
+    expect(error).toBeNull();
+    expect(code).toContain('__jsprof$s(1)');
+    expect(map.sources).toEqual(['greeter.ts']);
+  });
+
+  test('bad options and syntax errors reach webpack as errors, not throws', async () => {
+    expect((await call('f()', null, { threshold: -1 })).error?.message).toMatch(/threshold/);
+    expect((await call('var a = 1;\nfunction (', null, {})).error?.message).toBe('/app/src/greeter.js:2:1: Expected ident');
+  });
+});
