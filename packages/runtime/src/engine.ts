@@ -28,6 +28,8 @@ const UNDERSHOOT = 0.5;
 const BACKUP = 1.5;
 /** At most this many missed ticks are charged to one captured stack; older ones get no stack. */
 const MAX_BACKFILL = 50;
+/** A rate of checks is learnt from at least this many milliseconds. */
+const RATE_WINDOW = 1;
 export const MAX_SESSIONS = 100;
 
 export interface Ticker {
@@ -258,12 +260,13 @@ export class Engine {
       // runs out before the tick, and that round measures the rate again.
       this.rate *= 0.5;
       count = Math.floor(this.rate * (due - now) * BACKUP);
-    } else if (elapsed > 0) {
+    } else if (elapsed >= RATE_WINDOW) {
       // Our count ran out (or was reset to REARM: no checks counted).
       this.rate = Math.max(0, checks) / elapsed;
       count = Math.floor(this.rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT));
     } else {
-      // The clock did not move (coarse timers): probe with twice as many checks.
+      // Too short a time to learn a rate from (or a coarse clock that did not move): probe with
+      // twice as many checks, so one quick check cannot arm for millions.
       count = Math.max(1, checks * 2);
     }
     count = Math.min(REARM, Math.max(0, count));
@@ -271,6 +274,7 @@ export class Engine {
     this.armedCount = count;
     this.armedAt = now;
     this.armedZeroes = zeroes;
-    ticker?.setDue(due);
+    // The thread learns the due time even before it runs: it may start while the count-down is long.
+    this.ticker?.setDue(due);
   }
 }

@@ -290,6 +290,33 @@ describe('arming', () => {
     expect(session.samples.every((s) => s.stack >= 0)).toBe(true);
   });
 
+  test('count-down: a check right after arming cannot arm for a rate learnt from a moment', () => {
+    const env = setup();
+    const session = env.start();
+    env.advance(0.001);
+    env.check(); // the first arming leaves 0: this check calls the slow path a microsecond later
+    expect(env.hook.c[0]).toBeLessThan(10);
+    // a slow program (one check every 5 ms) still gets its ticks
+    for (let i = 0; i < 40; i++) {
+      env.advance(5);
+      env.check();
+    }
+    expect(session.samples.length).toBeGreaterThanOrEqual(18);
+  });
+
+  test('thread: a thread that is not running yet when the counter is armed still learns when the tick is due', () => {
+    const ticker = fakeTicker();
+    let running = false;
+    ticker.ready = () => running;
+    const env = setup({ ticker });
+    const session = env.start();
+    expect(env.engine.mode).toBe('count-down');
+    expect(ticker.due).toBe(env.clock + BASE_INTERVAL);
+    running = true;
+    env.run(200, 0.2, { ticker }); // one check every 5 ms: the thread's zero takes the ticks
+    expect(session.samples.length).toBeGreaterThanOrEqual(18);
+  });
+
   test('thread: the thread\'s zero takes the tick', () => {
     const ticker = fakeTicker();
     const env = setup({ ticker });
