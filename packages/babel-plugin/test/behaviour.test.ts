@@ -4,7 +4,7 @@
  * runtime reached through the global, through an import, and not loaded at all.
  */
 import { TransformOptions } from '@babel/core';
-import { CASES, Case } from './cases';
+import { CASES, Case } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument, plain, runCommonJs, runScript } from './helpers';
 
 type Mode = 'script' | 'module';

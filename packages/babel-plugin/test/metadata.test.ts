@@ -1,6 +1,6 @@
 /**
  * `file.metadata.jsprof.functions` names functions and places their starts as V8 does.
- * Checked against V8 itself: `node --cpu-prof` on fixtures/forms.js gives every function's name and
+ * Checked against V8 itself: `node --cpu-prof` on fixtures/corpus/forms.js gives every function's name and
  * start (0-based callFrame lineNumber/columnNumber), before and after instrumentation (then mapped
  * back through the source map, as the CLI does). Forms Node cannot run are in a hand-checked table.
  */
@@ -12,7 +12,7 @@ import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { LineIndex } from '@jsprof/policy';
 import { instrument } from './helpers';
 
-const FIXTURE = path.join(__dirname, 'fixtures', 'forms.js');
+const FIXTURE = path.join(__dirname, '../../../fixtures/corpus/forms.js');
 
 interface Frame {
   name: string;
@@ -41,7 +41,7 @@ function profileFrames(file: string): Frame[] {
   }
 }
 
-describe('against V8 (node --cpu-prof on fixtures/forms.js)', () => {
+describe('against V8 (node --cpu-prof on fixtures/corpus/forms.js)', () => {
   const source = fs.readFileSync(FIXTURE, 'utf8');
   const records = instrument(source, { threshold: 1 }).jsprof.functions;
   const byPosition = new Map(records.map((r) => [`${r.line}:${r.column}`, r.name]));

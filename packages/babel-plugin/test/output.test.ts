@@ -8,11 +8,11 @@ import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
-import { CASES } from './cases';
+import { CASES } from '../../../fixtures/corpus/cases';
 import { instrument, plain } from './helpers';
 
-const FORMS = fs.readFileSync(path.join(__dirname, 'fixtures', 'forms.js'), 'utf8');
-const SOURCES: Array<[string, string]> = [['fixtures/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
+const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
+const SOURCES: Array<[string, string]> = [['fixtures/corpus/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
 
 const VARIANTS: Array<[string, object, 'script' | 'module']> = [
   ['defaults', { threshold: 1 }, 'script'],

@@ -10,7 +10,7 @@ import * as vm from 'node:vm';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, isInstrumentedSource } from '@jsprof/policy';
 import { instrument } from '../src';
-import { CASES } from '../../babel-plugin/test/cases';
+import { CASES } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
 
 type SourceType = 'script' | 'module';
@@ -27,7 +27,7 @@ function runScript(code: string, globals: Record<string, unknown> = {}) {
   return vm.runInContext(code, vm.createContext({ ...globals }), { filename: 'case.js' });
 }
 
-const FORMS = fs.readFileSync(path.join(__dirname, '../../babel-plugin/test/fixtures/forms.js'), 'utf8');
+const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 
 describe('every case of the corpus, as a classic script', () => {
   const source = (c: (typeof CASES)[number]) => `${c.code}\n;(${c.result});\n`;

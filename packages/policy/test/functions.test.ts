@@ -8,7 +8,7 @@ import * as acorn from 'acorn';
 import { parse } from '@babel/parser';
 import { FunctionRecord, LineIndex, functionAt, functionName, skipTrivia, v8FunctionStart } from '../src/functions';
 
-const FORMS = fs.readFileSync(path.join(__dirname, '..', '..', 'babel-plugin', 'test', 'fixtures', 'forms.js'), 'utf8');
+const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 
 type Node = { type: string; start: number; end: number; [key: string]: any };
 

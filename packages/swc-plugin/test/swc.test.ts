@@ -11,10 +11,10 @@ import { transformSync } from '@swc/core';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { instrument as instrumentEstree } from '@jsprof/estree-instrument';
 import { instrument } from '../src';
-import { CASES } from '../../babel-plugin/test/cases';
+import { CASES } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
 
-const FORMS = fs.readFileSync(path.join(__dirname, '../../babel-plugin/test/fixtures/forms.js'), 'utf8');
+const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 
 function runScript(code: string, globals: Record<string, unknown> = {}) {
   return vm.runInContext(code, vm.createContext({ ...globals }), { filename: 'case.js' });
