@@ -16,6 +16,7 @@ const LIBRARIES = [
   { file: 'js-yaml/dist/js-yaml.min.js', driver: `lib.dump(lib.load('a: [1, 2, {b: "x"}]\\nc: !!str 3\\nd: 2024-01-02'))` },
   { file: 'js-yaml/dist/js-yaml.js', driver: `JSON.stringify(lib.load(lib.dump({ list: [1, 'two', { three: null }], when: 'now' })))` },
   { file: 'markdown-it/dist/browser/markdown-it.umd.min.js', driver: `lib().render('# Title\\n\\n* a **b** [c](http://d.example)\\n\\n\\\`\\\`\\\`js\\nx()\\n\\\`\\\`\\\`\\n| t | u |\\n|---|---|\\n| 1 | 2 |')` },
+  { file: 'markdown-it/dist/browser/markdown-it.esm.min.mjs', driver: `lib().renderInline('an *ES module*, minified: **bold** & <b>')` },
   { file: 'marked/lib/marked.umd.js', driver: `lib.marked.parse('Some *text* with a [link](x) and\\n\\n> a quote\\n\\n1. one\\n2. two')` },
   { file: 'acorn/dist/acorn.js', driver: `JSON.stringify(lib.parse('async function* f(a = 1, ...b) { for await (const x of y) yield x?.z ?? 0; }', { ecmaVersion: 'latest' }))` },
   {
@@ -24,14 +25,18 @@ const LIBRARIES = [
   },
 ];
 
-/** Runs every driver in a child process over the given dist directory; `profile` loads the runtime and profiles meanwhile. */
+/**
+ * Runs every driver in a child process over the given dist directory (each file imported: an ES module,
+ * or CommonJS as its default export); `profile` loads the runtime and profiles meanwhile.
+ */
 function compute(dir: string, profile: boolean): { results: string[]; trace?: any } {
   const script = `
     ${profile ? `const { Profiler } = require(${JSON.stringify(path.join(ROOT, 'packages/runtime/dist/node.js'))});
     const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100000 });` : ''}
+    (async () => {
     const results = [];
     for (const [file, driver] of ${JSON.stringify(LIBRARIES.map((l) => [path.basename(l.file), l.driver]))}) {
-      const lib = require(require('path').join(${JSON.stringify(dir)}, file));
+      const lib = (await import(require('url').pathToFileURL(require('path').join(${JSON.stringify(dir)}, file)).href)).default;
       let value;
       // Repeated while profiled, so samples fall inside the libraries.
       const end = Date.now() + ${profile ? 150 : 0};
@@ -39,6 +44,7 @@ function compute(dir: string, profile: boolean): { results: string[]; trace?: an
       results.push(value);
     }
     ${profile ? `profiler.stop().then((trace) => console.log(JSON.stringify({ results, trace })));` : `console.log(JSON.stringify({ results }));`}
+    })();
   `;
   const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 256 << 20, timeout: 120_000 });
   if (run.status !== 0) throw new Error(run.stderr);

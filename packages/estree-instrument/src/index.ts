@@ -74,11 +74,15 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   // Functions in post-order (inner before outer), so insertions at one offset nest correctly.
   const found: Found[] = [];
   const records: FunctionRecord[] = [];
-  /** Where the source map has a segment: every node's start (as a parser's tokens would give) and V8's function starts. */
-  const mapped: number[] = [];
+  const s = new MagicString(code);
+  const wantMap = input.sourceMap !== false;
+  /** The source map gets a segment at every node's start (as a parser's tokens would) and at V8's function starts. */
+  const mapHere = (at: number) => {
+    if (wantMap && at >= 0) s.addSourcemapLocation(at);
+  };
   const path: Node[] = []; // the nodes above the one visited, outermost first
   const visit = (node: Node, owner: Found | null) => {
-    mapped.push(node.start);
+    mapHere(node.start);
     const isFunction = isFunctionNode(node);
     const isClass = node.type === 'ClassDeclaration' || node.type === 'ClassExpression';
     const isStaticBlock = node.type === 'StaticBlock';
@@ -88,15 +92,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     else if (isClass) own = null;
     if (owner && isLoop(node)) owner.loops.push(node);
     path.push(node);
-    for (const key in node) {
-      if (SKIPPED_KEYS.has(key)) continue;
-      const value = node[key];
-      if (Array.isArray(value)) {
-        for (const child of value) if (isNode(child)) visit(child, own);
-      } else if (isNode(value)) {
-        visit(value, own);
-      }
-    }
+    forEachChild(node, (child) => visit(child, own));
     path.pop();
     if (ancestors) {
       const instrumented = enabled && !isClass && isAboveThreshold(node, options.threshold);
@@ -105,35 +101,37 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
       if (recorded) {
         const fn = record(code, lines, node, ancestors, instrumented);
         records.push(fn);
-        mapped.push(lines.offset(fn.line, fn.column));
+        mapHere(lines.offset(fn.line, fn.column));
       }
     }
   };
   visit(program, null);
   records.sort((a, b) => a.start - b.start);
 
-  const result = (changed: boolean, s?: MagicString): InstrumentResult => ({
-    code: s ? s.toString() : code,
-    map: s && input.sourceMap !== false ? chain(sourceMap(s, mapped, input.filename), input.inputSourceMap) : null,
+  const result = (changed: boolean): InstrumentResult => ({
+    code: changed ? s.toString() : code,
+    map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
     functions: records,
     stats: { functions: records.length, instrumented: changed ? found.length : 0 },
     changed,
   });
   if (found.length === 0) return result(false);
 
-  const s = new MagicString(code);
   for (const f of found) instrumentFunction(s, code, f, options);
   s.appendRight(preludeOffset(code, program), preludeText(program, options));
-  return result(true, s);
+  return result(true);
 }
 
-/**
- * A segment at the start of every line, every edit and every mapped offset: as precise as a parser's
- * tokens where frames and debuggers look, for a fraction of the cost of one per character.
- */
-function sourceMap(s: MagicString, mapped: number[], filename: string | undefined) {
-  for (const at of mapped) if (at >= 0) s.addSourcemapLocation(at);
-  return s.generateMap({ source: filename ?? '', includeContent: true, hires: false });
+function forEachChild(node: Node, fn: (child: Node) => void) {
+  for (const key in node) {
+    const value = node[key];
+    if (value === null || typeof value !== 'object' || SKIPPED_KEYS.has(key)) continue;
+    if (Array.isArray(value)) {
+      for (const child of value) if (isNode(child)) fn(child);
+    } else if (typeof value.type === 'string') {
+      fn(value);
+    }
+  }
 }
 
 function isNode(value: unknown): value is Node {
@@ -261,15 +259,7 @@ function collectPatternNames(node: Node | null, out: Set<string>) {
 function collectVarNames(node: Node, out: Set<string>) {
   if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
   if (node.type === 'VariableDeclaration' && node.kind === 'var') for (const d of node.declarations) collectPatternNames(d.id, out);
-  for (const key of Object.keys(node)) {
-    if (SKIPPED_KEYS.has(key)) continue;
-    const value = node[key];
-    if (Array.isArray(value)) {
-      for (const child of value) if (isNode(child)) collectVarNames(child, out);
-    } else if (isNode(value)) {
-      collectVarNames(value, out);
-    }
-  }
+  forEachChild(node, (child) => collectVarNames(child, out));
 }
 
 function addLoopCheck(s: MagicString, loop: Node) {
@@ -319,8 +309,9 @@ function preludeText(program: Node, options: PolicyOptions): string {
 // Its published types do not parse (TypeScript 5.9), so it is typed here.
 const remapping: (maps: any[], loader: () => null) => any = require('@jridgewell/remapping');
 
+/** A plain source map object: ours, or ours traced through the input's. */
 function chain(map: any, input: any): any {
-  const out = JSON.parse(map.toString());
+  const out = { version: 3, file: map.file, sources: map.sources, sourcesContent: map.sourcesContent, names: map.names, mappings: map.mappings };
   if (!input) return out;
-  return JSON.parse(JSON.stringify(remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null)));
+  return { ...remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null) };
 }
