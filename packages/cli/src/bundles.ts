@@ -47,7 +47,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   }
   let files: { file: string; relative: string }[];
   try {
-    files = collect(inputs);
+    files = collect(inputs, options.outDir ? path.resolve(options.outDir) : null);
   } catch (error) {
     process.stderr.write(`jsprof: ${(error as Error).message}\n`);
     return 1;
@@ -88,8 +88,11 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   return failed ? 1 : 0;
 }
 
-/** The files named, and the script files under the directories named, with their paths relative to the argument. */
-function collect(inputs: string[]): { file: string; relative: string }[] {
+/**
+ * The files named, and the script files under the directories named (not in node_modules, nor in
+ * the output directory), with their paths relative to the argument.
+ */
+function collect(inputs: string[], outDir: string | null): { file: string; relative: string }[] {
   const out: { file: string; relative: string }[] = [];
   for (const input of inputs) {
     const full = path.resolve(input);
@@ -104,7 +107,7 @@ function collect(inputs: string[]): { file: string; relative: string }[] {
         for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
           const child = path.join(dir, entry.name);
           if (entry.isDirectory()) {
-            if (!SKIPPED_DIRS.has(entry.name)) walk(child);
+            if (!SKIPPED_DIRS.has(entry.name) && child !== outDir) walk(child);
           } else if (entry.isFile() && SCRIPT.test(entry.name)) {
             out.push({ file: child, relative: path.relative(full, child) });
           }
