@@ -59,7 +59,6 @@ const SKIPPED_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'extra', '
 
 interface Found {
   node: Node;
-  ancestors: Node[];
   /** Loops directly inside this function (not in nested functions or classes). */
   loops: Node[];
 }
@@ -88,7 +87,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     const isStaticBlock = node.type === 'StaticBlock';
     const ancestors = isFunction || isClass || isStaticBlock ? path.slice().reverse() : null;
     let own = owner;
-    if (isFunction || isStaticBlock) own = { node, ancestors: ancestors!, loops: [] };
+    if (isFunction || isStaticBlock) own = { node, loops: [] };
     else if (isClass) own = null;
     if (owner && isLoop(node)) owner.loops.push(node);
     path.push(node);
