@@ -116,7 +116,7 @@ test('an ES module runs in Node, with and without the runtime imported', () => {
 });
 
 test('Babel 8 and Babel 7 list the same functions, names and starts, and insert the same code', () => {
-  const forms = fs.readFileSync(path.join(root, 'packages/babel-plugin/test/fixtures/forms.js'), 'utf8');
+  const forms = fs.readFileSync(path.join(root, 'fixtures/corpus/forms.js'), 'utf8');
   for (const options of [{ threshold: 1 }, { threshold: 1, loops: true }, { threshold: 1, runtime: 'import' }]) {
     const with8 = transform(babel8, forms, options);
     const with7 = transform(babel7, forms, options);
