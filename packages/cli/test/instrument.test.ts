@@ -129,6 +129,25 @@ describe('jsprof instrument on popular dist files', () => {
     expect(fs.readFileSync(path.join(dir, 'acorn.js'), 'utf8').trimEnd().endsWith('//# sourceMappingURL=acorn.js.map')).toBe(true);
   });
 
+  test('an inline source map is chained inline', () => {
+    const dir = tempDir();
+    const ts = 'export function greet(name: string): string {\n  const parts: string[] = [];\n  parts.push("hi", name);\n  return parts.join(" ");\n}\n';
+    const built = require('esbuild').transformSync(ts, { loader: 'ts', sourcemap: 'inline', sourcefile: 'greet.ts', format: 'cjs' }).code;
+    fs.writeFileSync(path.join(dir, 'greet.js'), built);
+    const run = jsprof(['instrument', path.join(dir, 'greet.js'), '--in-place', '--threshold', '1']);
+    expect(run.status).toBe(0);
+    const out = fs.readFileSync(path.join(dir, 'greet.js'), 'utf8');
+    const url = /\/\/# sourceMappingURL=data:application\/json;charset=utf-8;base64,(\S+)\s*$/.exec(out);
+    expect(url).not.toBeNull();
+    expect(out.match(/sourceMappingURL/g)).toHaveLength(1);
+    const map = new TraceMap(JSON.parse(Buffer.from(url![1], 'base64').toString('utf8')));
+    expect(map.sources).toEqual(['greet.ts']);
+    const line = out.split('\n').findIndex((l) => l.includes('function greet('));
+    const column = out.split('\n')[line].indexOf('greet(');
+    expect(originalPositionFor(map, { line: line + 1, column })).toMatchObject({ source: 'greet.ts', line: 1 });
+    expect(fs.readdirSync(dir)).toEqual(['greet.js']);
+  });
+
   test('instrumenting the output again changes nothing, in place', () => {
     const before = fs.readdirSync(out).map((f) => fs.readFileSync(path.join(out, f), 'utf8'));
     const again = jsprof(['instrument', out, '--in-place', '--threshold', '1']);
