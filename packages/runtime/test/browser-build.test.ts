@@ -1,0 +1,78 @@
+/**
+ * The browser builds, loaded as a page loads them: in a realm with no Node globals and no
+ * SharedArrayBuffer (most pages are not cross-origin isolated), where the count-down samples
+ * inside a long synchronous task; a working native Profiler is kept, a non-working one replaced.
+ */
+import * as fs from 'node:fs';
+import * as vm from 'node:vm';
+import * as zlib from 'node:zlib';
+import { GLOBAL_PRELUDE_SOURCE, CHECK_SOURCE, ENTRY_CHECK_SOURCE } from '../../policy/src/check';
+
+const GLOBAL_BUILD = require.resolve('@jsprof/runtime/global');
+
+/** A realm with what a page's window offers the runtime, and nothing of Node's. */
+function page(extra: Record<string, unknown> = {}) {
+  const context = vm.createContext({
+    performance: { now: () => performance.now() },
+    setInterval,
+    clearInterval,
+    setTimeout,
+    clearTimeout,
+    EventTarget,
+    Event,
+    DOMException,
+    ...extra,
+  });
+  vm.runInContext('delete globalThis.SharedArrayBuffer;', context);
+  return context;
+}
+
+/** A long task in instrumented code: `busy` checks at its entry, exit and loop back-edges. */
+const PROGRAM = `${GLOBAL_PRELUDE_SOURCE}
+function step(i) { ${ENTRY_CHECK_SOURCE} let x = 0; for (let k = 0; k < 50; k++) x += Math.sqrt(i + k); return x; }
+function busy(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += step(t & 1023); } return t; } finally { ${CHECK_SOURCE} } }`;
+
+test('@jsprof/runtime/global is a classic script: loading it installs Profiler, with no Node globals and no SharedArrayBuffer', async () => {
+  expect(GLOBAL_BUILD).toMatch(/dist\/browser\/jsprof\.global\.js$/);
+  const code = fs.readFileSync(GLOBAL_BUILD, 'utf8');
+  expect(code).not.toMatch(/\brequire\(|\bprocess\.|^import |^export /m);
+  const realm = page();
+  vm.runInContext(code, realm, { filename: 'https://app.example/jsprof.global.js' });
+  vm.runInContext(PROGRAM, realm, { filename: 'https://app.example/app.js' });
+  const trace = await vm.runInContext(
+    `(() => { const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 }); busy(400); return p.stop(); })()`,
+    realm,
+  );
+  const withStack = trace.samples.filter((s: any) => s.stackId !== undefined);
+  // 400 ms at 10 ms inside one long task: most ticks taken by the count-down, each with a stack
+  expect(withStack.length).toBeGreaterThan(20);
+  const names = new Set(withStack.map((s: any) => trace.frames[trace.stacks[s.stackId].frameId].name));
+  expect(names.has('busy') || names.has('step')).toBe(true);
+  expect(trace.resources).toContain('https://app.example/app.js');
+  expect(trace.resources.some((r: string) => r.includes('jsprof.global.js'))).toBe(false);
+  expect(vm.runInContext('jsprof.samplerStats().mode', realm)).toBe('count-down');
+});
+
+test('a working native Profiler is kept; one the page may not construct is replaced; force replaces it', () => {
+  const code = fs.readFileSync(GLOBAL_BUILD, 'utf8');
+  const native = vm.runInContext(
+    `(class Profiler extends EventTarget { constructor() { super(); } stop() { return Promise.resolve({ resources: [], frames: [], stacks: [], samples: [] }); } })`,
+    page(),
+  );
+  const working = page({ Profiler: native });
+  vm.runInContext(code, working);
+  expect(vm.runInContext('Profiler', working)).toBe(native);
+  vm.runInContext('jsprof.install({ force: true })', working);
+  expect(vm.runInContext('Profiler === jsprof.Profiler', working)).toBe(true);
+
+  const blocked = page();
+  vm.runInContext(`globalThis.Profiler = class Profiler { constructor() { throw new DOMException('Document policy', 'NotAllowedError'); } };`, blocked);
+  vm.runInContext(code, blocked);
+  expect(vm.runInContext('Profiler === jsprof.Profiler', blocked)).toBe(true);
+});
+
+test('the browser builds are small (aim: 6 KB gzipped)', () => {
+  for (const file of [GLOBAL_BUILD, require.resolve('@jsprof/runtime/browser')]) {
+    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(6 * 1024);
+  }
+});
