@@ -1,0 +1,105 @@
+/**
+ * The classic-script build in headless Chromium (Debian's, driven by playwright-core): a page and a
+ * dedicated worker, with and without cross-origin isolation, sample inside a long task; Chromium's
+ * native Profiler is kept where the page may use it (Document-Policy: js-profiling) and replaced where not.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, Browser } from 'playwright-core';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A long task in instrumented code, as the transform writes it. */
+const APP = `${GLOBAL_PRELUDE_SOURCE}
+function step(i) { ${ENTRY_CHECK_SOURCE} let x = 0; for (let k = 0; k < 50; k++) x += Math.sqrt(i + k); return x; }
+function busy(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += step(t & 1023); } return t; } finally { ${CHECK_SOURCE} } }
+async function profileBusy(ms) {
+  const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+  busy(ms);
+  const trace = await p.stop();
+  const withStack = trace.samples.filter((s) => s.stackId !== undefined);
+  const leaves = withStack.map((s) => trace.frames[trace.stacks[s.stackId].frameId].name);
+  return { samples: trace.samples.length, withStack: withStack.length, leaves, resources: trace.resources, polyfill: Profiler === jsprof.Profiler, mode: jsprof.samplerStats().mode, isolated: self.crossOriginIsolated };
+}`;
+
+const FILES: Record<string, string> = {
+  '/jsprof.global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
+  '/app.js': APP,
+  '/worker.js': `importScripts('/jsprof.global.js', '/app.js'); onmessage = async (e) => postMessage(await profileBusy(e.data));`,
+  '/': '<!doctype html><script src="/jsprof.global.js"></script><script src="/app.js"></script>',
+};
+
+let server: http.Server;
+let origin: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    const body = FILES[url.pathname];
+    if (body === undefined) return void res.writeHead(404).end();
+    const headers: Record<string, string> = { 'content-type': url.pathname === '/' ? 'text/html' : 'text/javascript' };
+    if (url.searchParams.has('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
+    if (url.searchParams.has('native')) headers['document-policy'] = 'js-profiling';
+    res.writeHead(200, headers).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+async function inPage(query: string, run: string): Promise<any> {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${origin}/?${query}`);
+    return await page.evaluate(run);
+  } finally {
+    await page.close();
+  }
+}
+
+/** 300 ms in one long task at 10 ms: most ticks taken, each with the stack of the busy code. */
+function expectSampledLongTask(result: any, resources = [`${origin}/app.js`]) {
+  expect(result.polyfill).toBe(true);
+  expect(result.mode).toBe('count-down');
+  expect(result.withStack).toBeGreaterThan(15);
+  expect(result.withStack / result.samples).toBeGreaterThan(0.6);
+  expect(result.leaves.every((name: string) => name === 'busy' || name === 'step')).toBe(true);
+  expect(result.resources.sort()).toEqual(resources.sort());
+}
+
+describe.each([
+  ['not cross-origin isolated (no SharedArrayBuffer)', 'plain', false],
+  ['cross-origin isolated', 'isolated', true],
+])('a page %s', (_label, query, isolated) => {
+  test('the polyfill samples inside a long task', async () => {
+    const result = await inPage(query, 'profileBusy(300)');
+    expect(result.isolated).toBe(isolated);
+    expectSampledLongTask(result);
+  });
+
+  test('a dedicated worker loading the classic script samples too', async () => {
+    // The worker's script is served as the page is (an isolated page's worker must be isolated too).
+    const result = await inPage(
+      query,
+      `new Promise((resolve) => { const w = new Worker('/worker.js' + location.search); w.onmessage = (e) => resolve(e.data); w.onerror = () => resolve({ error: 'worker failed' }); w.postMessage(300); })`,
+    );
+    expect(result.isolated).toBe(isolated);
+    // the worker's message handler is the root of its stacks
+    expectSampledLongTask(result, [`${origin}/app.js`, `${origin}/worker.js?${query}`]);
+  });
+});
+
+test('Chromium\'s own Profiler is kept where the page may use it, and replaced where it may not', async () => {
+  expect(await inPage('native', 'Profiler === jsprof.Profiler')).toBe(false);
+  expect(await inPage('native', 'new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())')).toBe('frames,resources,samples,stacks');
+  expect(await inPage('plain', 'Profiler === jsprof.Profiler')).toBe(true);
+});
