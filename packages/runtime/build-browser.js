@@ -13,7 +13,7 @@ const dir = path.join(__dirname, 'dist', 'browser');
 const common = { bundle: true, minify: true, target: 'es2020', platform: 'browser', legalComments: 'none', logLevel: 'warning' };
 const builds = [
   { entryPoints: [path.join(__dirname, 'src/global.ts')], outfile: path.join(dir, 'jsprof.global.js'), format: 'iife' },
-  { entryPoints: [path.join(__dirname, 'src/index.ts')], outfile: path.join(dir, 'jsprof.mjs'), format: 'esm' },
+  { entryPoints: [path.join(__dirname, 'src/browser.ts')], outfile: path.join(dir, 'jsprof.mjs'), format: 'esm' },
 ];
 for (const build of builds) esbuild.buildSync({ ...common, ...build });
 if (!process.argv.includes('-q')) {

@@ -3,7 +3,7 @@
  * installs `globalThis.Profiler` and `performance.profile` unless a working native `Profiler` is
  * there, and exposes the runtime as `globalThis.jsprof` (`install({ force: true })` replaces a native one).
  */
-import * as runtime from './index';
+import * as runtime from './browser';
 
 runtime.install();
 Object.defineProperty(globalThis, 'jsprof', { value: runtime, configurable: true, writable: true, enumerable: false });
