@@ -2,6 +2,7 @@
  * The runtime in browsers (`@jsprof/runtime/browser`, and the classic script): where the page or
  * worker is cross-origin isolated (SharedArrayBuffer exists), a dedicated Worker made from a Blob
  * samples as a thread; elsewhere, or where a Content-Security-Policy forbids it, the count-down does.
+ * Sampling pauses while the page is hidden.
  */
 import { getEngine } from './hook';
 import type { Ticker } from './engine';
@@ -24,3 +25,11 @@ function startBrowserTicker(counter: Int32Array): Ticker | null {
 }
 
 getEngine().platform.startTicker = startBrowserTicker;
+
+// Sampling pauses while the page is hidden.
+const doc = (globalThis as any).document;
+if (doc && typeof doc.addEventListener === 'function') {
+  const follow = () => getEngine().setPaused(doc.visibilityState === 'hidden');
+  doc.addEventListener('visibilitychange', follow);
+  follow();
+}

@@ -86,6 +86,8 @@ export class Engine {
   private stopIdleTimer: (() => void) | null = null;
   /** Runtime code is running (a capture, or the program's code called by the runtime): no sampling. */
   private busy = 0;
+  /** The page is hidden: no tick is recorded. */
+  private paused = false;
   private armedAt = 0;
   private armedCount = 0;
   private armedZeroes = 0;
@@ -113,7 +115,7 @@ export class Engine {
     if (this.held.size === 0) this.store.clear();
     if (this.sessions.size === 0) {
       this.origin = now;
-      this.stopIdleTimer = this.platform.startIdleTimer(this.idleTick, BASE_INTERVAL);
+      if (!this.paused) this.stopIdleTimer = this.platform.startIdleTimer(this.idleTick, BASE_INTERVAL);
       if (!this.ticker && this.platform.startTicker) {
         try {
           this.ticker = this.platform.startTicker(this.hook.c, this.platform.now);
@@ -127,8 +129,29 @@ export class Engine {
     this.sessions.add(session);
     this.held.add(session);
     this.nextTick = Math.min(this.nextTick, tick);
-    this.arm(now);
+    if (!this.paused) this.arm(now);
     return session;
+  }
+
+  /**
+   * Pauses sampling (a hidden page) or resumes it: ticks that pass meanwhile are not recorded at
+   * all, with or without a stack; profilers keep running and take the ticks after.
+   */
+  setPaused(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    if (this.sessions.size === 0) return;
+    if (paused) {
+      this.stopIdleTimer?.();
+      this.stopIdleTimer = null;
+      this.hook.c[0] = REARM;
+      this.ticker?.setDue(Infinity);
+      return;
+    }
+    const now = this.platform.now();
+    this.nextTick = this.tickAfter(Math.floor((now - this.origin) / BASE_INTERVAL));
+    this.stopIdleTimer = this.platform.startIdleTimer(this.idleTick, BASE_INTERVAL);
+    this.arm(now);
   }
 
   stop(session: Session, resolver: FrameResolver = this.resolver): ProfilerTrace {
@@ -152,13 +175,13 @@ export class Engine {
     try {
       return fn();
     } finally {
-      if (--this.busy === 0 && this.sessions.size) this.arm(this.platform.now());
+      if (--this.busy === 0 && this.sessions.size && !this.paused) this.arm(this.platform.now());
     }
   }
 
   /** Called by an inserted check when the counter runs out. Never throws. */
   readonly slowPath = (unstarted?: number) => {
-    if (this.busy) {
+    if (this.busy || this.paused) {
       this.hook.c[0] = REARM;
       return;
     }
@@ -189,7 +212,7 @@ export class Engine {
   private readonly idleTick = () => {
     try {
       const now = this.platform.now();
-      if (this.sessions.size && now >= this.dueTime()) {
+      if (this.sessions.size && !this.paused && now >= this.dueTime()) {
         this.record(now, -1);
         if (this.sessions.size) this.arm(now);
       }

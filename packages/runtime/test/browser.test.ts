@@ -102,6 +102,31 @@ describe.each([
   });
 });
 
+test('sampling pauses while the page is hidden', async () => {
+  const result = await inPage(
+    'plain',
+    `(async () => {
+      const setHidden = (hidden) => {
+        Object.defineProperty(document, 'visibilityState', { value: hidden ? 'hidden' : 'visible', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      };
+      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+      busy(150);
+      setHidden(true);
+      const hiddenFrom = performance.now();
+      busy(150);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const hiddenTo = performance.now();
+      setHidden(false);
+      busy(150);
+      const trace = await p.stop();
+      return { hidden: trace.samples.filter((s) => s.timestamp > hiddenFrom && s.timestamp < hiddenTo).length, total: trace.samples.length };
+    })()`,
+  );
+  expect(result.hidden).toBe(0);
+  expect(result.total).toBeGreaterThan(15);
+});
+
 test('Chromium\'s own Profiler is kept where the page may use it, and replaced where it may not', async () => {
   expect(await inPage('native', 'Profiler === jsprof.Profiler')).toBe(false);
   expect(await inPage('native', 'new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())')).toBe('frames,resources,samples,stacks');

@@ -258,6 +258,41 @@ describe('full sessions and memory', () => {
   });
 });
 
+describe('pausing (a hidden page)', () => {
+  test('no tick is recorded while paused, with or without a stack; sampling resumes on the grid after', () => {
+    const env = setup();
+    const session = env.start();
+    env.run(50, 100);
+    const before = session.samples.length;
+    expect(before).toBeGreaterThanOrEqual(4);
+    env.engine.setPaused(true);
+    const pausedAt = env.clock;
+    env.run(100, 100);
+    env.idle();
+    expect(session.samples.length).toBe(before);
+    expect(env.idleRunning).toBe(false);
+    env.engine.setPaused(false);
+    const resumedAt = env.clock;
+    env.run(50, 100);
+    const after = session.samples.slice(before);
+    expect(after.length).toBeGreaterThanOrEqual(4);
+    for (const s of after) expect(s.timestamp).toBeGreaterThanOrEqual(resumedAt);
+    expect(session.samples.every((s) => s.timestamp < pausedAt || s.timestamp >= resumedAt)).toBe(true);
+  });
+
+  test('a profiler started while paused records nothing until resumed', () => {
+    const env = setup();
+    env.engine.setPaused(true);
+    const session = env.start();
+    env.run(50, 100);
+    env.idle();
+    expect(session.samples).toHaveLength(0);
+    env.engine.setPaused(false);
+    env.run(50, 100);
+    expect(session.samples.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
 describe('arming', () => {
   test('count-down: every tick of a steady program is taken, with few slow-path calls', () => {
     const env = setup();
