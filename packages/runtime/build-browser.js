@@ -1,7 +1,8 @@
 'use strict';
 /**
  * Browser builds of the runtime, with esbuild: `dist/browser/jsprof.global.js` (a classic script,
- * `@jsprof/runtime/global`) and `dist/browser/jsprof.mjs` (an ES module, `@jsprof/runtime/browser`).
+ * `@jsprof/runtime/global`), `dist/browser/jsprof.mjs` (an ES module, `@jsprof/runtime/browser`) and
+ * `dist/browser/jsprof-send.mjs` (`@jsprof/runtime/send`, kept out of the others).
  * Prints their gzip sizes.
  */
 const esbuild = require('esbuild');
@@ -14,6 +15,7 @@ const common = { bundle: true, minify: true, target: 'es2020', platform: 'browse
 const builds = [
   { entryPoints: [path.join(__dirname, 'src/global.ts')], outfile: path.join(dir, 'jsprof.global.js'), format: 'iife' },
   { entryPoints: [path.join(__dirname, 'src/browser.ts')], outfile: path.join(dir, 'jsprof.mjs'), format: 'esm' },
+  { entryPoints: [path.join(__dirname, 'src/send.ts')], outfile: path.join(dir, 'jsprof-send.mjs'), format: 'esm' },
 ];
 for (const build of builds) esbuild.buildSync({ ...common, ...build });
 if (!process.argv.includes('-q')) {

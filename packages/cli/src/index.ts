@@ -3,3 +3,5 @@ export type { FunctionTime, TraceSummary } from './analyze';
 export { formatReport, displayLocation } from './report';
 export { instrumentModule } from './instrument';
 export { resolveFrame } from './sources';
+export { traceReceiver } from './receive';
+export type { ReceiverOptions } from './receive';
