@@ -1,0 +1,115 @@
+'use strict';
+/**
+ * Overhead in the browser (headless Chromium): acorn parsing real sources in a page, plain; with
+ * jsprof's checks (acorn's dist file through `jsprof instrument`) and no profiler; profiled by the
+ * polyfill at 10 ms, with and without cross-origin isolation (count-down, or the sampler thread);
+ * and the plain page profiled by Chromium's native Profiler at 10 ms (Document-Policy: js-profiling).
+ * Fresh page per run, variants interleaved, medians; ratios against the plain page of the same run.
+ *
+ *   node bench/browser.js [--runs N]
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const ROOT = path.resolve(__dirname, '..');
+const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 7;
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const NODE_MODULES = path.join(ROOT, 'node_modules');
+const SOURCES = ['acorn/dist/acorn.js', 'js-yaml/dist/js-yaml.js', 'marked/lib/marked.umd.js'].map((f) => fs.readFileSync(path.join(NODE_MODULES, f), 'utf8'));
+
+const VARIANTS = [
+  { id: 'plain', label: 'plain page', acorn: 'plain', runtime: false, profile: null },
+  { id: 'checks', label: 'checks, no profiler', acorn: 'instrumented', runtime: true, profile: null },
+  { id: 'polyfill', label: 'polyfill at 10 ms (count-down)', acorn: 'instrumented', runtime: true, profile: 'polyfill' },
+  { id: 'polyfill-isolated', label: 'polyfill at 10 ms, isolated (thread)', acorn: 'instrumented', runtime: true, profile: 'polyfill', isolated: true },
+  { id: 'native', label: 'native Profiler at 10 ms', acorn: 'plain', runtime: false, profile: 'native', policy: true },
+];
+
+const WORK = `
+async function main(profile) {
+  const profiler = profile ? new Profiler({ sampleInterval: 10, maxBufferSize: 100000 }) : null;
+  // let a sampler thread start, as a page that profiles from its start would
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const t0 = performance.now();
+  let nodes = 0;
+  for (let round = 0; round < 6; round++) for (const code of SOURCES) nodes += acorn.parse(code, { ecmaVersion: 'latest' }).body.length;
+  const ms = performance.now() - t0;
+  const trace = profiler ? await profiler.stop() : null;
+  return { ms, nodes, samples: trace ? trace.samples.filter((s) => s.stackId !== undefined).length : 0, mode: self.jsprof ? jsprof.samplerStats().mode : null };
+}`;
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-bench-browser-'));
+  const acornFile = path.join(NODE_MODULES, 'acorn/dist/acorn.js');
+  const instrumented = spawnSync(process.execPath, [path.join(ROOT, 'packages/cli/bin/jsprof.js'), 'instrument', acornFile, '--out-dir', work], { encoding: 'utf8' });
+  if (instrumented.status !== 0) throw new Error(instrumented.stderr);
+  const files = {
+    '/acorn-plain.js': fs.readFileSync(acornFile, 'utf8'),
+    '/acorn-instrumented.js': fs.readFileSync(path.join(work, 'acorn.js'), 'utf8'),
+    '/jsprof.global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
+    '/work.js': `const SOURCES = ${JSON.stringify(SOURCES)};\n${WORK}`,
+  };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const headers = {};
+    if (url.searchParams.get('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
+    if (url.searchParams.get('policy')) headers['document-policy'] = 'js-profiling';
+    if (url.pathname === '/') {
+      const v = VARIANTS.find((x) => x.id === url.searchParams.get('v'));
+      const scripts = [...(v.runtime ? ['/jsprof.global.js'] : []), `/acorn-${v.acorn}.js`, '/work.js'];
+      return void res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(`<!doctype html>${scripts.map((s) => `<script src="${s}"></script>`).join('')}`);
+    }
+    const body = files[url.pathname];
+    if (body === undefined) return void res.writeHead(404).end();
+    res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const results = Object.fromEntries(VARIANTS.map((v) => [v.id, []]));
+  try {
+    for (let round = 0; round < RUNS; round++) {
+      const order = round % 2 ? [...VARIANTS].reverse() : VARIANTS;
+      for (const v of order) {
+        const page = await browser.newPage();
+        const query = new URLSearchParams({ v: v.id, ...(v.isolated ? { isolated: '1' } : {}), ...(v.policy ? { policy: '1' } : {}) });
+        await page.goto(`${origin}/?${query}`);
+        results[v.id].push(await page.evaluate(`main(${JSON.stringify(v.profile)})`));
+        await page.close();
+      }
+      process.stderr.write(`  browser: round ${round + 1}/${RUNS}\n`);
+    }
+  } finally {
+    await browser.close();
+    server.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const version = spawnSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
+  const base = median(results.plain.map((r) => r.ms));
+  const lines = [`jsprof browser bench — ${version}, headless; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×6 in a page; median of ${RUNS}`, ''];
+  lines.push(`${'variant'.padEnd(40)} ${'work ms'.padStart(8)} ${'vs plain'.padStart(9)} ${'samples'.padStart(8)}  sampler`);
+  for (const v of VARIANTS) {
+    const ms = median(results[v.id].map((r) => r.ms));
+    const samples = median(results[v.id].map((r) => r.samples));
+    const mode = results[v.id][0].mode ?? (v.profile === 'native' ? 'native' : '');
+    lines.push(`${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${`${ms >= base ? '+' : ''}${((ms / base - 1) * 100).toFixed(1)}%`.padStart(9)} ${String(v.profile ? samples : '').padStart(8)}  ${v.profile ? mode : ''}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  fs.mkdirSync(path.join(__dirname, 'out'), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, 'out', 'browser.json'), JSON.stringify({ chromium: version, runs: RUNS, results }, null, 2));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack || error}\n`);
+  process.exit(1);
+});
