@@ -11,7 +11,7 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 
 const dir = path.join(__dirname, 'dist', 'browser');
-const common = { bundle: true, minify: true, target: 'es2020', platform: 'browser', legalComments: 'none', logLevel: 'warning' };
+const common = { bundle: true, minify: true, target: 'es2022', platform: 'browser', legalComments: 'none', logLevel: 'warning' };
 const builds = [
   { entryPoints: [path.join(__dirname, 'src/global.ts')], outfile: path.join(dir, 'jsprof.global.js'), format: 'iife' },
   { entryPoints: [path.join(__dirname, 'src/browser.ts')], outfile: path.join(dir, 'jsprof.mjs'), format: 'esm' },

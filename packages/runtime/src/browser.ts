@@ -2,13 +2,23 @@
  * The runtime in browsers (`@jsprof/runtime/browser`, and the classic script): where the page or
  * worker is cross-origin isolated (SharedArrayBuffer exists), a dedicated Worker made from a Blob
  * samples as a thread; elsewhere, or where a Content-Security-Policy forbids it, the count-down does.
- * Sampling pauses while the page is hidden.
+ * Sampling pauses while the page is hidden. Frames of cross-origin scripts are masked (origins.ts).
  */
 import { getEngine } from './hook';
 import type { Ticker } from './engine';
 import { TICKER_LOOP, startTicker } from './ticker';
+import { CrossOriginFrames, maskingResolver } from './origins';
+import type { FrameResolver } from './trace';
 
 export * from './index';
+export type { CrossOriginFrames } from './origins';
+
+let crossOrigin: CrossOriginFrames = 'drop';
+
+/** Frames of cross-origin scripts that did not opt in with CORS: left out (`drop`, the default) or named "(cross-origin)". */
+export function setCrossOriginFrames(mode: CrossOriginFrames): void {
+  crossOrigin = mode === 'coalesce' ? 'coalesce' : 'drop';
+}
 
 function startBrowserTicker(counter: Int32Array): Ticker | null {
   if (typeof Worker !== 'function' || typeof Blob !== 'function' || typeof URL !== 'function' || !URL.createObjectURL) return null;
@@ -25,6 +35,12 @@ function startBrowserTicker(counter: Int32Array): Ticker | null {
 }
 
 getEngine().platform.startTicker = startBrowserTicker;
+getEngine().resolver = maskingResolver(() => crossOrigin);
+
+/** Sets how frames are named and placed; frames of cross-origin scripts stay masked whatever it says. */
+export function setFrameResolver(resolver: FrameResolver): void {
+  getEngine().resolver = maskingResolver(() => crossOrigin, resolver);
+}
 
 // Sampling pauses while the page is hidden.
 const doc = (globalThis as any).document;

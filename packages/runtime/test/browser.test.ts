@@ -37,32 +37,61 @@ const FILES: Record<string, string> = {
 
 let server: http.Server;
 let origin: string;
+let other: http.Server;
+let otherOrigin: string;
 let browser: Browser;
+
+/** A busy function with checks, as a library on another origin would have after instrumentation. */
+const lib = (name: string, exported = false) => `${GLOBAL_PRELUDE_SOURCE}
+${exported ? 'export ' : ''}function ${name}(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += Math.sqrt(t + 1); } return t; } finally { ${CHECK_SOURCE} } }
+${exported ? '' : `self.${name} = ${name};`}`;
+
+const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
+  '/lib.js': { body: lib('libPlain'), cors: false },
+  '/cors-lib.js': { body: lib('libCors'), cors: true },
+  '/mod.mjs': { body: lib('libModule', true), cors: true },
+};
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     const body = FILES[url.pathname];
     if (body === undefined) return void res.writeHead(404).end();
-    const headers: Record<string, string> = { 'content-type': url.pathname === '/' ? 'text/html' : 'text/javascript' };
+    const headers: Record<string, string> = { 'content-type': body.startsWith('<!doctype html>') ? 'text/html' : 'text/javascript' };
     if (url.searchParams.has('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
     if (url.searchParams.has('native')) headers['document-policy'] = 'js-profiling';
     res.writeHead(200, headers).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  other = http.createServer((req, res) => {
+    const file = OTHER_FILES[new URL(req.url!, 'http://x').pathname];
+    if (!file) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/javascript', ...(file.cors ? { 'access-control-allow-origin': '*' } : {}) }).end(file.body);
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  FILES['/masking'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script src="${otherOrigin}/lib.js"></script>
+    <script src="${otherOrigin}/cors-lib.js" crossorigin></script>
+    <script type="module">import { libModule } from '${otherOrigin}/mod.mjs'; self.libModule = libModule; self.ready = true;</script>
+    <script>${GLOBAL_PRELUDE_SOURCE}
+      function inlineDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); libModule(ms); } finally { ${CHECK_SOURCE} } }
+    </script>`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
+  await new Promise((resolve) => other?.close(resolve));
 });
 
-async function inPage(query: string, run: string): Promise<any> {
+async function inPage(query: string, run: string, pathname = '/'): Promise<any> {
   const page = await browser.newPage();
   try {
-    await page.goto(`${origin}/?${query}`);
+    await page.goto(`${origin}${pathname}${query ? `?${query}` : ''}`);
     return await page.evaluate(run);
   } finally {
     await page.close();
@@ -131,4 +160,38 @@ test('Chromium\'s own Profiler is kept where the page may use it, and replaced w
   expect(await inPage('native', 'Profiler === jsprof.Profiler')).toBe(false);
   expect(await inPage('native', 'new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())')).toBe('frames,resources,samples,stacks');
   expect(await inPage('plain', 'Profiler === jsprof.Profiler')).toBe(true);
+});
+
+describe('origin masking, with a second origin', () => {
+  const PROFILE = (mode: string) => `(async () => {
+    for (let i = 0; !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    jsprof.setCrossOriginFrames(${JSON.stringify(mode)});
+    const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+    inlineDriver(150);
+    const trace = await p.stop();
+    const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => {
+      const names = [];
+      for (let id = s.stackId; id !== undefined; id = trace.stacks[id].parentId) names.unshift(trace.frames[trace.stacks[id].frameId].name);
+      return names.join('>');
+    });
+    return { resources: trace.resources, names: trace.frames.map((f) => f.name), stacks };
+  })()`;
+
+  test('a classic script without crossorigin is masked; crossorigin and module scripts that passed CORS, and inline ones, are kept', async () => {
+    const result = await inPage('', PROFILE('drop'), '/masking');
+    expect(result.resources).not.toContain(`${otherOrigin}/lib.js`);
+    expect(result.resources).toEqual(expect.arrayContaining([`${otherOrigin}/cors-lib.js`, `${otherOrigin}/mod.mjs`, `${origin}/masking`]));
+    expect(result.names).not.toContain('libPlain');
+    expect(result.names).toEqual(expect.arrayContaining(['libCors', 'libModule', 'inlineDriver']));
+    // the masked library's time is charged to its caller: stacks that end in the inline driver
+    expect(result.stacks.filter((s: string) => s.endsWith('inlineDriver')).length).toBeGreaterThan(5);
+    expect(result.stacks.some((s: string) => s.includes('(cross-origin)'))).toBe(false);
+  });
+
+  test('coalesce names the masked frames "(cross-origin)", still without their URL', async () => {
+    const result = await inPage('', PROFILE('coalesce'), '/masking');
+    expect(result.resources).not.toContain(`${otherOrigin}/lib.js`);
+    expect(result.names).not.toContain('libPlain');
+    expect(result.stacks.filter((s: string) => s.endsWith('inlineDriver>(cross-origin)')).length).toBeGreaterThan(5);
+  });
 });

@@ -1,0 +1,52 @@
+/** Origin masking's decisions, in a realm faked around them (the real browser cases are in browser.test.ts). */
+import { maskingResolver, withoutCredentials } from '../src/origins';
+import type { RawFrame } from '../src/capture';
+
+const frame = (url: string | null, name = 'f'): RawFrame => ({ url, name, line: 1, column: 1, callLine: 1, callColumn: 1, native: url === null });
+
+function withRealm(realm: Record<string, unknown>, fn: () => void) {
+  const g = globalThis as any;
+  const saved = Object.fromEntries(Object.keys(realm).map((k) => [k, Object.getOwnPropertyDescriptor(g, k)]));
+  for (const [k, v] of Object.entries(realm)) Object.defineProperty(g, k, { value: v, configurable: true, writable: true });
+  try {
+    fn();
+  } finally {
+    for (const [k, d] of Object.entries(saved)) {
+      if (d) Object.defineProperty(g, k, d);
+      else delete g[k];
+    }
+  }
+}
+
+test('user names and passwords never stay in a URL', () => {
+  expect(withoutCredentials('https://user:secret@app.example/a.js')).toBe('https://app.example/a.js');
+  expect(withoutCredentials('https://token@app.example/a.js?x=@y')).toBe('https://app.example/a.js?x=@y');
+  expect(withoutCredentials('https://app.example/a@b.js')).toBe('https://app.example/a@b.js');
+});
+
+test('same origin, blob: of the same origin and data: are kept; other origins only when fetched with CORS', () => {
+  const script = (src: string, attrs: Record<string, string> = {}) => ({ src, type: attrs.type ?? '', hasAttribute: (a: string) => a in attrs });
+  withRealm(
+    {
+      location: { origin: 'https://app.example' },
+      document: { scripts: [script('https://cdn.example/plain.js'), script('https://cdn.example/cors.js', { crossorigin: '' }), script('https://cdn.example/mod.js', { type: 'module' })] },
+      performance: { now: () => 0, getEntriesByType: () => [{ name: 'https://cdn.example/imported.js', responseStatus: 200 }, { name: 'https://cdn.example/opaque.js', responseStatus: 0 }] },
+    },
+    () => {
+      let mode: 'drop' | 'coalesce' = 'drop';
+      const resolve = maskingResolver(() => mode);
+      const url = (u: string | null) => resolve(frame(u))?.url ?? null;
+      expect(url('https://app.example/app.js')).toBe('https://app.example/app.js');
+      expect(url('https://user:pw@app.example/app.js')).toBe('https://app.example/app.js');
+      expect(url('blob:https://app.example/1234')).toBe('blob:https://app.example/1234');
+      expect(url('data:text/javascript,f()')).toBe('data:text/javascript,f()');
+      expect(resolve(frame(null, 'Math.sqrt'))).toEqual({ name: 'Math.sqrt' });
+      for (const kept of ['https://cdn.example/cors.js', 'https://cdn.example/mod.js', 'https://cdn.example/imported.js']) expect(url(kept)).toBe(kept);
+      for (const masked of ['https://cdn.example/plain.js', 'https://cdn.example/opaque.js', 'https://other.example/x.js', 'blob:https://cdn.example/1']) {
+        expect(resolve(frame(masked))).toBeNull();
+      }
+      mode = 'coalesce';
+      expect(resolve(frame('https://cdn.example/plain.js'))).toEqual({ name: '(cross-origin)' });
+    },
+  );
+});
