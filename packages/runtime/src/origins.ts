@@ -59,7 +59,8 @@ export function maskingResolver(mode: () => CrossOriginFrames, next: FrameResolv
     const url = withoutCredentials(named.url);
     const own = realm.location?.origin;
     const origin = originOf(url);
-    const sameOrigin = origin === 'data:' || (origin !== null && origin === own);
+    // A realm with no location (not a window or worker) has no origin to mask from.
+    const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own);
     // Each raw frame resolves once per trace, so the document's scripts are read only for the few cross-origin ones.
     if (!sameOrigin && !corsScripts(realm).has(url)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
     const out: NamedFrame = { ...named, url };
