@@ -1,0 +1,40 @@
+/**
+ * `@jsprof/bundler-plugin`: jsprof's checks in bundler builds, after the build's own transforms, with
+ * source maps chained so frames lead back to the original sources.
+ *
+ *   // webpack.config.js
+ *   const { JsprofWebpackPlugin } = require('@jsprof/bundler-plugin');
+ *   module.exports = { devtool: 'source-map', plugins: [new JsprofWebpackPlugin({ threshold: 10 })] };
+ *
+ * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
+ */
+import { normalizeOptions } from '@jsprof/policy';
+
+export interface JsprofPluginOptions {
+  threshold?: number;
+  loops?: boolean;
+  exits?: boolean;
+  /** Which modules: by default every script outside node_modules. */
+  test?: RegExp;
+  exclude?: RegExp;
+}
+
+export class JsprofWebpackPlugin {
+  private readonly options: JsprofPluginOptions;
+
+  constructor(options: JsprofPluginOptions = {}) {
+    const { test, exclude, ...policy } = options;
+    normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
+    this.options = options;
+  }
+
+  apply(compiler: any): void {
+    const { test = /\.[cm]?[jt]sx?$/, exclude = /[\\/]node_modules[\\/]/, ...policy } = this.options;
+    compiler.options.module.rules.push({
+      test,
+      exclude,
+      enforce: 'post',
+      use: [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }],
+    });
+  }
+}
