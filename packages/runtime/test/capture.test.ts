@@ -352,6 +352,8 @@ describe('nothing throws into the program', () => {
     expect(out.limit).toBe(10);
     expect(out.samples).toBeGreaterThan(5);
     expect(out.stacked).toBeGreaterThan(5);
-    expect(out.leaf).toBe(out.stacked);
+    // every stack names busy(), but for ticks already due at its entry check, which charges them to its caller
+    expect(out.leaf).toBeGreaterThan(5);
+    expect(out.leaf).toBeGreaterThanOrEqual(0.8 * out.stacked);
   });
 });
