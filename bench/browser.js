@@ -13,11 +13,11 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
+const { launchChromium } = require('../fixtures/chromium');
+const { median } = require('./overhead');
 
 const ROOT = path.resolve(__dirname, '..');
 const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 7;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NODE_MODULES = path.join(ROOT, 'node_modules');
 const SOURCES = ['acorn/dist/acorn.js', 'js-yaml/dist/js-yaml.js', 'marked/lib/marked.umd.js'].map((f) => fs.readFileSync(path.join(NODE_MODULES, f), 'utf8'));
 
@@ -41,11 +41,6 @@ async function main(profile) {
   const trace = profiler ? await profiler.stop() : null;
   return { ms, nodes, samples: trace ? trace.samples.filter((s) => s.stackId !== undefined).length : 0, mode: self.jsprof ? jsprof.samplerStats().mode : null };
 }`;
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-}
 
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-bench-browser-'));
@@ -74,7 +69,7 @@ async function main() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   const results = Object.fromEntries(VARIANTS.map((v) => [v.id, []]));
   try {
     for (let round = 0; round < RUNS; round++) {

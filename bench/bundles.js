@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
+const { median } = require('./overhead');
 
 const ROOT = path.resolve(__dirname, '..');
 const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
@@ -28,7 +29,6 @@ const BUNDLES = [
 ];
 const THRESHOLDS = [1, 10, 20];
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 /** Wall time of a fresh node process running `args`, in ms. */

@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { JsprofWebpackPlugin } from '../src';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
+
 
 const APP = path.resolve(__dirname, '../../../fixtures/apps/webpack-app');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 function build(): string {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-webpack-'));
@@ -46,7 +47,7 @@ test('a webpack build of the example app, profiled in Chromium, leads back to th
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.goto(`${origin}/`);

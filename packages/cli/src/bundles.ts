@@ -6,11 +6,11 @@
  * Nothing is written for a file that fails (a syntax error names file:line:col); other files go on;
  * in-place writes replace a file atomically.
  */
-import * as acorn from 'acorn';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { instrument } from '@jsprof/estree-instrument';
+import { JsSyntaxError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError } from '@jsprof/policy';
+import { writeAtomic } from './files';
 
 export interface BundleOptions {
   outDir?: string;
@@ -139,12 +139,12 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     return finish();
   }
 
-  let program: any;
+  let program;
   try {
-    program = parse(code, file);
-  } catch (error: any) {
-    const loc = error?.loc ? `:${error.loc.line}:${error.loc.column + 1}` : '';
-    report.error = `syntax error in ${shown}${loc}: ${String(error?.message ?? error).replace(/ \(\d+:\d+\)$/, '')}`;
+    program = parseJs(code, file);
+  } catch (error) {
+    report.error =
+      error instanceof JsSyntaxError ? `syntax error in ${shown}:${error.line}:${error.column}: ${error.reason}` : `cannot parse ${shown}: ${(error as Error).message}`;
     return finish();
   }
 
@@ -175,9 +175,8 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
       files.push([mapFile, JSON.stringify(map)]);
     }
   }
-  const unchanged = !result.changed && (options.inPlace || output === file);
-  if (!unchanged) files.unshift([output, text]);
-  else if (!options.inPlace) files.unshift([output, code]);
+  // An unchanged file is not rewritten in place (its text is the input's, and it has no new map).
+  if (result.changed || output !== file) files.unshift([output, text]);
 
   try {
     for (const [target, content] of files) writeAtomic(target, content);
@@ -186,31 +185,8 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     return finish();
   }
   report.output = path.relative(process.cwd(), output) || output;
-  report.bytesOut = Buffer.byteLength(result.changed ? text : code);
+  report.bytesOut = Buffer.byteLength(text);
   return finish();
-}
-
-/**
- * Parses as the file's extension says; a `.js` file as a module, and as a script if that fails.
- * A byte order mark and a hashbang line are blanked (same offsets) for the parser.
- */
-function parse(code: string, file: string): any {
-  let text = code;
-  if (text.charCodeAt(0) === 0xfeff) text = ` ${text.slice(1)}`;
-  const bang = /^\s?#!/.test(text) ? text.indexOf('#!') : -1;
-  if (bang >= 0) {
-    const eol = text.slice(bang).search(/[\n\r\u2028\u2029]/);
-    const end = eol < 0 ? text.length : bang + eol;
-    text = text.slice(0, bang) + ' '.repeat(end - bang) + text.slice(end);
-  }
-  const as = (sourceType: 'script' | 'module') => acorn.parse(text, { ecmaVersion: 'latest', sourceType, allowReturnOutsideFunction: sourceType === 'script' });
-  if (file.endsWith('.mjs')) return as('module');
-  if (file.endsWith('.cjs')) return as('script');
-  try {
-    return as('module');
-  } catch {
-    return as('script');
-  }
 }
 
 const SOURCE_MAPPING_URL = /(?:\/\/[#@][ \t]+sourceMappingURL=([^\s'"]+)[ \t]*|\/\*[#@][ \t]+sourceMappingURL=([^\s*'"]+)[ \t]*\*\/)[ \t]*$/;
@@ -251,23 +227,6 @@ function withoutSourceMappingUrl(code: string): string {
   const lineStart = lastLineStart(trimmed);
   if (SOURCE_MAPPING_URL.test(trimmed.slice(lineStart))) return trimmed.slice(0, lineStart);
   return /[\n\r]$/.test(code) ? code : `${code}\n`;
-}
-
-function writeAtomic(file: string, data: string) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    fs.writeFileSync(tmp, data);
-    try {
-      fs.chmodSync(tmp, fs.statSync(file).mode);
-    } catch {
-      // a new file keeps the default mode
-    }
-    fs.renameSync(tmp, file);
-  } catch (error) {
-    fs.rmSync(tmp, { force: true });
-    throw error;
-  }
 }
 
 function describeFsError(error: unknown): string {

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import type { FunctionRecord } from '@jsprof/policy';
+import { writeAtomic } from './files';
 
 export interface InstrumentOptions {
   threshold?: number;
@@ -54,12 +55,6 @@ export function cacheDir(): string {
   if (fromEnv) return fromEnv;
   const local = path.join(process.cwd(), 'node_modules');
   return fs.existsSync(local) ? path.join(local, '.cache', 'jsprof') : path.join(os.tmpdir(), 'jsprof-cache');
-}
-
-function writeAtomic(file: string, data: string) {
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  fs.writeFileSync(tmp, data);
-  fs.renameSync(tmp, file);
 }
 
 /** Instruments `source` of `filename`; returns null if the file cannot be parsed (it then runs as it is). */

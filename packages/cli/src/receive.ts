@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
+import { writeAtomic } from './files';
 
 export interface ReceiverOptions {
   /** Where the traces are written. */
@@ -91,9 +92,7 @@ export function traceReceiver(options: ReceiverOptions): (req: IncomingMessage, 
       try {
         const { meta, trace } = parseBody(Buffer.concat(chunks), maxInflated);
         const file = path.join(options.dir, `${Date.now()}-${Math.random().toString(36).slice(2, 10)}.json`);
-        const tmp = `${file}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify({ receivedAt: new Date().toISOString(), meta, trace }));
-        fs.renameSync(tmp, file);
+        writeAtomic(file, JSON.stringify({ receivedAt: new Date().toISOString(), meta, trace }));
         options.onTrace?.(file);
         res.writeHead(204).end();
       } catch (error) {

@@ -8,9 +8,11 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { sendTrace } from '@jsprof/runtime/send';
-import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { traceReceiver } from '../src/receive';
 import { tempDir } from './helpers';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
+
 
 function sampleTrace(samples: number) {
   return {
@@ -99,7 +101,7 @@ describe('from a page in headless Chromium', () => {
     const listen = (s: http.Server) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
     const collectorPort = await listen(collector);
     const pagePort = await listen(pages);
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`http://127.0.0.1:${pagePort}/`);

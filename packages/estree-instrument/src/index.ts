@@ -314,3 +314,5 @@ function chain(map: any, input: any): any {
   if (!input) return out;
   return { ...remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null) };
 }
+
+export { parseJs, JsSyntaxError } from './parse';

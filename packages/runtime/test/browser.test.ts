@@ -7,11 +7,11 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 
 /** A long task in instrumented code, as the transform writes it. */
 const APP = `${GLOBAL_PRELUDE_SOURCE}
@@ -79,7 +79,7 @@ beforeAll(async () => {
     <script>${GLOBAL_PRELUDE_SOURCE}
       function inlineDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); libModule(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
