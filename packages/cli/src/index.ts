@@ -1,5 +1,5 @@
-export { summarize } from './analyze';
-export type { FunctionTime, TraceSummary } from './analyze';
+export { summarize } from '@jsprof/trace-tools';
+export type { FunctionTime, TraceSummary } from '@jsprof/trace-tools';
 export { formatReport, displayLocation } from './report';
 export { instrumentModule } from './instrument';
 export { resolveFrame } from './sources';

@@ -2,6 +2,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { run } from './run';
 import { instrumentFiles } from './bundles';
+import { addReportCommand } from './commands/report';
+import { addConvertCommand } from './commands/convert';
+import { addSymbolicateCommand } from './commands/symbolicate';
+import { addAggregateCommand } from './commands/aggregate';
 
 function wholeNumber(name: string, min: number) {
   return (value: string) => {
@@ -80,6 +84,14 @@ export async function main(argv: string[]): Promise<number> {
         json: !!opts.json,
       });
     });
+
+  const setExitCode = (code: number) => {
+    exitCode = code;
+  };
+  addReportCommand(program, setExitCode);
+  addConvertCommand(program, setExitCode);
+  addSymbolicateCommand(program, setExitCode);
+  addAggregateCommand(program, setExitCode);
 
   program.exitOverride();
   try {

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProfilerTrace } from '@jsprof/runtime';
-import { summarize } from './analyze';
+import { summarize } from '@jsprof/trace-tools';
 
 export function displayLocation(resource: string | null, line: number | null, cwd = process.cwd()): string {
   if (!resource) return '(native)';

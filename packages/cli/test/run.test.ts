@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { summarize } from '../src/analyze';
+import { summarize } from '@jsprof/trace-tools';
 import { FIXTURES, ROOT, expectWellFormed, jsprof, tempDir } from './helpers';
 
 const phases = path.join(FIXTURES, 'phases.js');

@@ -1,0 +1,69 @@
+/**
+ * Reads trace files, plain JSON or gzip, within size limits: a file too large, a gzip bomb, a
+ * truncated gzip or JSON that does not parse are refused with one line saying which.
+ */
+import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
+import { TraceDocument, TraceError, TraceLimits, validateDocument } from './validate';
+
+export interface ReadLimits extends TraceLimits {
+  /** Largest file read, as stored (default 256 MB). */
+  maxBytes?: number;
+  /** Largest content once gunzipped (default 256 MB). */
+  maxInflatedBytes?: number;
+}
+
+const MB = 1024 * 1024;
+export const DEFAULT_MAX_BYTES = 256 * MB;
+
+function size(bytes: number): string {
+  return bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${bytes} bytes`;
+}
+
+/** The text of a trace file's bytes: gunzipped when they start with gzip's magic bytes. */
+export function decodeTraceBytes(bytes: Buffer, limits: ReadLimits = {}): string {
+  const maxInflated = limits.maxInflatedBytes ?? DEFAULT_MAX_BYTES;
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = zlib.gunzipSync(bytes, { maxOutputLength: maxInflated });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw new TraceError(`gunzips to more than ${size(maxInflated)} (the limit); refused`);
+      if (code === 'Z_BUF_ERROR') throw new TraceError('the gzip data is truncated');
+      throw new TraceError(`the gzip data is corrupt (${(error as Error).message})`);
+    }
+  } else if (bytes.length > maxInflated) {
+    throw new TraceError(`is ${size(bytes.length)}, more than the limit of ${size(maxInflated)}`);
+  }
+  return bytes.toString('utf8');
+}
+
+/** Parses and validates a trace document from text. */
+export function parseTraceText(text: string, limits: ReadLimits = {}): TraceDocument {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new TraceError(text.trim() === '' ? 'is empty' : `is not JSON (${(error as Error).message})`);
+  }
+  return validateDocument(value, limits);
+}
+
+/** Reads, decodes and validates one trace file; a `TraceError`'s message names the file. */
+export function readTraceFile(file: string, limits: ReadLimits = {}): TraceDocument {
+  try {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch (error) {
+      throw new TraceError((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`);
+    }
+    if (!stat.isFile()) throw new TraceError('is not a file');
+    const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (stat.size > maxBytes) throw new TraceError(`is ${size(stat.size)}, more than the limit of ${size(maxBytes)}`);
+    return parseTraceText(decodeTraceBytes(fs.readFileSync(file), limits), limits);
+  } catch (error) {
+    if (error instanceof TraceError) throw new TraceError(`${file}: ${error.message}`);
+    throw error;
+  }
+}
