@@ -37,7 +37,7 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value.length > 20 ? 'a string' : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return `a ${typeof value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function isIndex(value: unknown, length: number): value is number {
