@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { FunctionRecord, LineIndex, functionAt } from '@jsprof/policy';
+import { FunctionRecord, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
 import type { NamedFrame, RawFrame } from '@jsprof/runtime';
 import type { ModuleMeta } from './instrument';
 import { isOwnFile } from './filter';
@@ -67,16 +67,6 @@ function load(url: string): Source | null {
   }
   loaded.set(url, source);
   return source;
-}
-
-/** The function whose head (from its start to its body) holds `offset`. */
-function functionByHead(functions: FunctionRecord[], offset: number): FunctionRecord | undefined {
-  let found: FunctionRecord | undefined;
-  for (const f of functions) {
-    if (f.start > offset) break;
-    if (offset < f.bodyStart) found = f;
-  }
-  return found;
 }
 
 function toOriginal(source: Source, line: number, column: number): number {

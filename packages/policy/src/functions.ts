@@ -293,3 +293,13 @@ export function functionAt(records: readonly FunctionRecord[], offset: number): 
   }
   return found;
 }
+
+/** The function whose head (from its start to its body, where V8's start and CallSite's enclosing position lie) holds `offset`. */
+export function functionByHead(records: readonly FunctionRecord[], offset: number): FunctionRecord | undefined {
+  let found: FunctionRecord | undefined;
+  for (const r of records) {
+    if (r.start > offset) break;
+    if (offset < r.bodyStart) found = r;
+  }
+  return found;
+}

@@ -4,3 +4,5 @@ export { readTraceFile, parseTraceText, decodeTraceBytes, DEFAULT_MAX_BYTES } fr
 export type { ReadLimits } from './read';
 export { summarize } from './analyze';
 export type { FunctionTime, TraceSummary } from './analyze';
+export { SourceMaps, symbolicate } from './symbolicate';
+export type { SymbolicateStats } from './symbolicate';

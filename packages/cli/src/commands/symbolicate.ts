@@ -1,11 +1,32 @@
-/** `jsprof symbolicate`: being built this session; this placeholder is replaced before it lands. */
+/** `jsprof symbolicate`: a trace's frames mapped to original files, lines, columns and names. */
 import type { Command } from 'commander';
+import { SourceMaps, readTraceFile, symbolicate } from '@jsprof/trace-tools';
+import { writeAtomic } from '../files';
 
 export function addSymbolicateCommand(program: Command, _setExitCode: (code: number) => void): void {
   program
     .command('symbolicate')
-    .description('(not built yet)')
-    .action(() => {
-      throw new Error('jsprof symbolicate is not built yet');
+    .description('Map the frames of a trace to original files, lines, columns and function names through source maps.')
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace or a {meta, trace} document)')
+    .requiredOption('-s, --source-maps <dir>', 'where the source maps are: each script is matched by file name (app.js.map, or app.js with its sourceMappingURL)')
+    .option('-o, --out <file>', 'where to write the symbolicated trace (default: standard output)')
+    .addHelpText(
+      'after',
+      '\nA frame is placed at the start of the original function that holds its mapped position, named as Chrome would name it there' +
+        '\n(sources must be JavaScript, in the map\'s sourcesContent or on disk; otherwise the mapped position and the map\'s name are used).' +
+        '\nFrames of scripts without a map are kept as they are. Metadata travelling with the trace ({meta, trace}) is kept.',
+    )
+    .action((file: string, opts: { sourceMaps: string; out?: string }) => {
+      const document = readTraceFile(file);
+      const { trace, stats } = symbolicate(document.trace, new SourceMaps(opts.sourceMaps));
+      const output = document.receivedAt !== undefined || Object.keys(document.meta).length ? { ...document, trace } : trace;
+      const text = `${JSON.stringify(output)}\n`;
+      if (opts.out && opts.out !== '-') writeAtomic(opts.out, text);
+      else process.stdout.write(text);
+      const lines = [`jsprof: ${stats.mapped} of ${stats.frames} frames mapped to original sources.`];
+      const shown = stats.withoutMap.slice(0, 10).join(', ');
+      if (stats.withoutMap.length) lines.push(`jsprof: no source map for ${shown}${stats.withoutMap.length > 10 ? ` and ${stats.withoutMap.length - 10} more` : ''}`);
+      for (const bad of stats.badMaps) lines.push(`jsprof: could not read the source map ${bad}`);
+      process.stderr.write(`${lines.join('\n')}\n`);
     });
 }

@@ -1,0 +1,117 @@
+/**
+ * `jsprof symbolicate`: fixtures/programs/phases.js minified by esbuild (names mangled), instrumented
+ * by `jsprof instrument --source-map` (maps chained), run with the bare runtime (frames in the
+ * minified file's coordinates, at CallSite's enclosing positions as in a browser), then symbolicated:
+ * the frames must name the original functions at the starts `node --cpu-prof` gives for the
+ * original file.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { SourceMaps, symbolicate, validateTrace } from '@jsprof/trace-tools';
+import { FIXTURES, ROOT, expectWellFormed, jsprof, tempDir } from './helpers';
+
+const PHASES = path.join(FIXTURES, 'phases.js');
+const PHASES_URL = pathToFileURL(PHASES).href;
+
+/** name → "line:column" of the functions V8 sampled in the original file. */
+function v8Starts(dir: string): Map<string, string> {
+  const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, PHASES, '150'], { encoding: 'utf8' });
+  expect(run.status).toBe(0);
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!), 'utf8'));
+  const starts = new Map<string, string>();
+  for (const { callFrame: f } of profile.nodes) if (f.url === PHASES_URL && f.functionName) starts.set(f.functionName, `${f.lineNumber + 1}:${f.columnNumber + 1}`);
+  return starts;
+}
+
+/** Runs `file` under the bare runtime (no resolver that knows the sources) and writes its trace. */
+function profileBare(file: string, out: string) {
+  const driver = `
+    const { install } = require('@jsprof/runtime/node');
+    install();
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100000 });
+    process.argv = [process.argv[0], ${JSON.stringify(file)}, '150'];
+    require(${JSON.stringify(file)});
+    profiler.stop().then((trace) => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(trace)));`;
+  const run = spawnSync(process.execPath, ['-e', driver], { cwd: ROOT, encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+}
+
+describe('jsprof symbolicate', () => {
+  let dir: string;
+  let dist: string;
+  let bundle: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    dist = path.join(dir, 'dist');
+    bundle = path.join(dist, 'phases.min.js');
+    await build({ entryPoints: [PHASES], outfile: bundle, bundle: true, minify: true, sourcemap: true, platform: 'node', logLevel: 'silent' });
+    expect(jsprof(['instrument', '--in-place', '--threshold', '1', dist]).status).toBe(0);
+    profileBare(bundle, path.join(dir, 'trace.json'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('names the original functions at the starts V8 gives in the original file', () => {
+    const raw = JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8'));
+    // esbuild mangled the names: the bare trace does not know scanPrimes.
+    expect(raw.frames.map((f: any) => f.name)).not.toContain('scanPrimes');
+
+    const out = path.join(dir, 'symbolicated.json');
+    const run = jsprof(['symbolicate', path.join(dir, 'trace.json'), '--source-maps', dist, '-o', out]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/^jsprof: \d+ of \d+ frames mapped to original sources\.\n/);
+    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expectWellFormed(trace);
+    expect(trace.resources).toContain(PHASES_URL);
+    // Only the bundle's top-level code (1:1, unnamed, mapped to no one source) stays in the bundle.
+    const left = trace.frames.filter((f: any) => trace.resources[f.resourceId] === pathToFileURL(bundle).href);
+    expect(left).toEqual([{ name: '', resourceId: trace.resources.indexOf(pathToFileURL(bundle).href), line: 1, column: 1 }]);
+
+    const ours = new Map<string, string>();
+    for (const f of trace.frames) if (trace.resources[f.resourceId] === PHASES_URL && f.name) ours.set(f.name, `${f.line}:${f.column}`);
+    const v8 = v8Starts(path.join(dir, 'v8'));
+    const common = [...v8.keys()].filter((name) => ours.has(name));
+    expect(common).toEqual(expect.arrayContaining(['scanPrimes', 'build', 'sortNumbers', 'spin']));
+    for (const name of common) expect(`${name} ${ours.get(name)}`).toBe(`${name} ${v8.get(name)}`);
+  });
+
+  test('merges frames that become one function, keeping stacks parents first and samples on the same paths', () => {
+    const raw = validateTrace(JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8')));
+    const { trace, stats } = symbolicate(raw, new SourceMaps(dist));
+    expect(stats.mapped).toBeGreaterThan(0);
+    expect(validateTrace(trace).samples.length).toBe(raw.samples.length);
+    const depth = (t: typeof raw, id: number | undefined): number => (id === undefined ? 0 : 1 + depth(t, t.stacks[id].parentId));
+    raw.samples.forEach((s, i) => expect(depth(trace, trace.samples[i].stackId)).toBe(depth(raw, s.stackId)));
+    // Frames deduplicated by (name, resource, line, column).
+    const keys = trace.frames.map((f) => JSON.stringify(f));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  test('keeps the meta of a {meta, trace} document, leaves scripts without a map as they are, and says so', () => {
+    const raw = JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8'));
+    raw.resources.push('https://cdn.example.com/lib.js');
+    raw.frames.push({ name: 'lib', resourceId: raw.resources.length - 1, line: 3, column: 9 });
+    const input = path.join(dir, 'doc.json');
+    fs.writeFileSync(input, JSON.stringify({ meta: { page: '/home' }, trace: raw }));
+    const run = jsprof(['symbolicate', input, '--source-maps', dist]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('jsprof: no source map for https://cdn.example.com/lib.js\n');
+    const doc = JSON.parse(run.stdout);
+    expect(doc.meta).toEqual({ page: '/home' });
+    const lib = doc.trace.frames.find((f: any) => f.name === 'lib');
+    expect({ ...lib, resource: doc.trace.resources[lib.resourceId] }).toMatchObject({ line: 3, column: 9, resource: 'https://cdn.example.com/lib.js' });
+  });
+
+  test('a malformed trace or a missing directory is one line and exit 1, and nothing is written', () => {
+    const bad = path.join(dir, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ resources: [], frames: [], stacks: [{ frameId: 0 }], samples: [] }));
+    const out = path.join(dir, 'never.json');
+    const run = jsprof(['symbolicate', bad, '--source-maps', dist, '-o', out]);
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `jsprof: ${bad}: stacks[0].frameId 0 is not an index into frames (0 of them)\n` });
+    expect(fs.existsSync(out)).toBe(false);
+    const noDir = jsprof(['symbolicate', path.join(dir, 'trace.json'), '--source-maps', path.join(dir, 'nowhere')]);
+    expect({ status: noDir.status, stderr: noDir.stderr }).toEqual({ status: 1, stderr: `jsprof: ${path.join(dir, 'nowhere')}: not a directory\n` });
+  });
+});

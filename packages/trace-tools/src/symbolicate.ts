@@ -1,0 +1,204 @@
+/**
+ * Maps a trace's frames to the original sources through source maps (the chained maps that
+ * `jsprof instrument` and the bundler plugins write): each frame's position, in the code that ran,
+ * is mapped to the original file, where the function whose head holds it gives the name and start
+ * as native Chromium would report them in that file. A position inside a body (the call sites that
+ * SpiderMonkey's and JavaScriptCore's stacks give) falls back to the innermost function holding it.
+ * Frames that become the same function, and stacks that become the same, are merged.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AnyMap, TraceMap, originalPositionFor, sourceContentFor } from '@jridgewell/trace-mapping';
+import { FunctionRecord, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
+import { instrument, parseJs } from '@jsprof/estree-instrument';
+import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
+
+export interface SymbolicateStats {
+  /** Frames with a position. */
+  frames: number;
+  /** Of those, frames mapped to an original source. */
+  mapped: number;
+  /** Scripts (http, https and file URLs) for which no source map was found. */
+  withoutMap: string[];
+  /** Source maps that could not be read, with the reason. */
+  badMaps: string[];
+}
+
+interface OriginalSource {
+  lines: LineIndex;
+  /** Null when the source is not available or is not JavaScript that acorn parses (TypeScript…). */
+  functions: FunctionRecord[] | null;
+}
+
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+
+function walk(dir: string, found: string[] = []): string[] {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) walk(full, found);
+    else if (entry.isFile() && /\.(map|[cm]?js)$/.test(entry.name)) found.push(full);
+  }
+  return found;
+}
+
+function urlPath(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return url.split(/[?#]/)[0];
+  }
+}
+
+/** How many trailing path segments two paths share. */
+function sharedSuffix(a: string, b: string): number {
+  const x = a.split(/[\\/]/).reverse();
+  const y = b.split(/[\\/]/).reverse();
+  let n = 0;
+  while (n < x.length && n < y.length && x[n] === y[n]) n++;
+  return n;
+}
+
+/** The source maps in a directory, found for a script URL by file name (`app.js.map`, or `app.js`'s `sourceMappingURL`). */
+export class SourceMaps {
+  private readonly files: string[];
+  private readonly maps = new Map<string, TraceMap | null>();
+  private readonly sources = new Map<string, OriginalSource>();
+  readonly badMaps: string[] = [];
+
+  constructor(dir: string) {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir}: not a directory`);
+    this.files = walk(dir);
+  }
+
+  /** The map of the script at `url`, or null. */
+  mapFor(url: string): TraceMap | null {
+    if (!this.maps.has(url)) this.maps.set(url, this.findMap(url));
+    return this.maps.get(url)!;
+  }
+
+  private findMap(url: string): TraceMap | null {
+    const scriptPath = urlPath(url);
+    const name = path.basename(scriptPath);
+    if (!name) return null;
+    const candidates = this.files
+      .filter((f) => path.basename(f) === `${name}.map` || path.basename(f) === name)
+      .sort((a, b) => sharedSuffix(b.replace(/\.map$/, ''), scriptPath) - sharedSuffix(a.replace(/\.map$/, ''), scriptPath) || Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
+    for (const file of candidates) {
+      const map = file.endsWith('.map') ? this.readMap(file) : this.mapOfScript(file);
+      if (map) return map;
+    }
+    return null;
+  }
+
+  private readMap(file: string, text?: string): TraceMap | null {
+    try {
+      return AnyMap(JSON.parse(text ?? fs.readFileSync(file, 'utf8')), pathToFileURL(file).href);
+    } catch (error) {
+      this.badMaps.push(`${file}: ${(error as Error).message}`);
+      return null;
+    }
+  }
+
+  /** The map a script names in its last `sourceMappingURL` comment: a file beside it, or inline. */
+  private mapOfScript(file: string): TraceMap | null {
+    const code = fs.readFileSync(file, 'utf8');
+    const found = /[#@] sourceMappingURL=(\S+)\s*(?:\*\/\s*)?$/.exec(code.slice(-4096)) ?? /\n\/\/[#@] sourceMappingURL=(\S+)/.exec(code);
+    if (!found) return null;
+    const ref = found[1];
+    const inline = /^data:application\/json;(?:charset=utf-8;)?base64,(.*)$/.exec(ref);
+    if (inline) return this.readMap(file, Buffer.from(inline[1], 'base64').toString('utf8'));
+    const mapFile = path.resolve(path.dirname(file), decodeURIComponent(ref.split(/[?#]/)[0]));
+    return fs.existsSync(mapFile) ? this.readMap(mapFile) : null;
+  }
+
+  /** An original source's lines and functions (from the map's `sourcesContent`, or the file). */
+  original(map: TraceMap, source: string): OriginalSource {
+    const cached = this.sources.get(source);
+    if (cached) return cached;
+    let text = sourceContentFor(map, source);
+    if (text == null && source.startsWith('file:')) {
+      try {
+        text = fs.readFileSync(fileURLToPath(source), 'utf8');
+      } catch {
+        text = null;
+      }
+    }
+    const entry: OriginalSource = { lines: new LineIndex(text ?? ''), functions: text == null ? null : listFunctions(text, source) };
+    this.sources.set(source, entry);
+    return entry;
+  }
+}
+
+function listFunctions(code: string, file: string): FunctionRecord[] | null {
+  try {
+    return instrument({ code, program: parseJs(code, file), filename: file, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER }).functions;
+  } catch {
+    return null;
+  }
+}
+
+/** A frame as the original source names and places it, or null when it cannot be mapped. */
+function symbolicateFrame(maps: SourceMaps, map: TraceMap, frame: ProfilerFrame): { name: string; url: string; line: number; column: number } | null {
+  const pos = originalPositionFor(map, { line: frame.line!, column: Math.max(0, frame.column! - 1) });
+  if (pos.source == null || pos.line == null || pos.column == null) return null;
+  const { lines, functions } = maps.original(map, pos.source);
+  const offset = lines.offset(pos.line, pos.column + 1);
+  const fn = functions && offset >= 0 ? (functionByHead(functions, offset) ?? functionAt(functions, offset)) : undefined;
+  if (fn) return { name: fn.name, url: pos.source, line: fn.line, column: fn.column };
+  return { name: functions ? frame.name : (pos.name ?? frame.name), url: pos.source, line: pos.line, column: pos.column + 1 };
+}
+
+/** The trace with its frames in original sources; resources, frames and stacks deduplicated again, parents first. */
+export function symbolicate(trace: ProfilerTrace, maps: SourceMaps): { trace: ProfilerTrace; stats: SymbolicateStats } {
+  const stats: SymbolicateStats = { frames: 0, mapped: 0, withoutMap: [], badMaps: maps.badMaps };
+  const resources: string[] = [];
+  const resourceIds = new Map<string, number>();
+  const frames: ProfilerFrame[] = [];
+  const frameIds = new Map<string, number>();
+  const internFrame = (name: string, url?: string, line?: number, column?: number): number => {
+    let resourceId: number | undefined;
+    if (url !== undefined) {
+      resourceId = resourceIds.get(url);
+      if (resourceId === undefined) resourceIds.set(url, (resourceId = resources.push(url) - 1));
+    }
+    const key = JSON.stringify([name, resourceId, line, column]);
+    let id = frameIds.get(key);
+    if (id === undefined) {
+      const frame: ProfilerFrame = { name };
+      if (resourceId !== undefined) frame.resourceId = resourceId;
+      if (line !== undefined) frame.line = line;
+      if (column !== undefined) frame.column = column;
+      frameIds.set(key, (id = frames.push(frame) - 1));
+    }
+    return id;
+  };
+
+  const withoutMap = new Set<string>();
+  const newFrameId = trace.frames.map((frame) => {
+    const url = frame.resourceId === undefined ? undefined : trace.resources[frame.resourceId];
+    if (url === undefined || frame.line === undefined || frame.column === undefined) return internFrame(frame.name, url, frame.line, frame.column);
+    stats.frames++;
+    const map = maps.mapFor(url);
+    const mapped = map && symbolicateFrame(maps, map, frame);
+    if (!map && /^(https?|file):/.test(url)) withoutMap.add(url);
+    if (!mapped) return internFrame(frame.name, url, frame.line, frame.column);
+    stats.mapped++;
+    return internFrame(mapped.name, mapped.url, mapped.line, mapped.column);
+  });
+  stats.withoutMap = [...withoutMap];
+
+  const stacks: ProfilerTrace['stacks'] = [];
+  const stackIds = new Map<string, number>();
+  const newStackId: number[] = [];
+  for (const stack of trace.stacks) {
+    const parentId = stack.parentId === undefined ? undefined : newStackId[stack.parentId];
+    const frameId = newFrameId[stack.frameId];
+    const key = `${parentId ?? ''}:${frameId}`;
+    let id = stackIds.get(key);
+    if (id === undefined) stackIds.set(key, (id = stacks.push(parentId === undefined ? { frameId } : { parentId, frameId }) - 1));
+    newStackId.push(id);
+  }
+  const samples = trace.samples.map((s) => (s.stackId === undefined ? { timestamp: s.timestamp } : { timestamp: s.timestamp, stackId: newStackId[s.stackId] }));
+  return { trace: { resources, frames, stacks, samples }, stats };
+}
