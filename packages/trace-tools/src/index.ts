@@ -6,3 +6,8 @@ export { summarize } from './analyze';
 export type { FunctionTime, TraceSummary } from './analyze';
 export { SourceMaps, symbolicate } from './symbolicate';
 export type { SymbolicateStats } from './symbolicate';
+export { sampleInterval } from './convert/interval';
+export { toCpuProfile } from './convert/cpuprofile';
+export type { CpuProfile, CpuProfileNode, CpuProfileCallFrame } from './convert/cpuprofile';
+export { toSpeedscope, SPEEDSCOPE_SCHEMA } from './convert/speedscope';
+export type { SpeedscopeFile, SpeedscopeFrame, SpeedscopeSampledProfile, SpeedscopeOptions } from './convert/speedscope';

@@ -1,0 +1,147 @@
+import * as path from 'node:path';
+import type { ProfilerTrace } from '@jsprof/runtime';
+import { summarize } from '../src/analyze';
+import { toCpuProfile } from '../src/convert/cpuprofile';
+import { sampleInterval } from '../src/convert/interval';
+import { toSpeedscope } from '../src/convert/speedscope';
+import { cpuProfileShares, expectCpuProfileInvariants, functionKey, schemaProblems } from './profile-checks';
+
+const SPEEDSCOPE_SCHEMA_FILE = path.join(path.dirname(require.resolve('speedscope/package.json')), 'dist/release/file-format-schema.json');
+
+/** Recursion, a built-in, an anonymous function, two scripts, idle samples, a duplicate and an unused stack. */
+function sampleTrace(): ProfilerTrace {
+  return {
+    resources: ['https://example.com/app.js', 'https://example.com/lib.js'],
+    frames: [
+      { name: 'main', resourceId: 0, line: 1, column: 1 },
+      { name: 'fib', resourceId: 0, line: 10, column: 13 },
+      { name: '', resourceId: 1, line: 3, column: 20 },
+      { name: 'map' },
+    ],
+    stacks: [
+      { frameId: 0 },
+      { frameId: 1, parentId: 0 },
+      { frameId: 1, parentId: 1 },
+      { frameId: 3, parentId: 0 },
+      { frameId: 2, parentId: 3 },
+      { frameId: 1, parentId: 0 },
+      { frameId: 2 },
+    ],
+    samples: [
+      { timestamp: 100, stackId: 1 },
+      { timestamp: 110, stackId: 2 },
+      { timestamp: 120 },
+      { timestamp: 130, stackId: 4 },
+      { timestamp: 140.0004, stackId: 5 },
+      { timestamp: 150, stackId: 0 },
+      { timestamp: 160 },
+    ],
+  };
+}
+
+describe('sampleInterval', () => {
+  const at = (...timestamps: number[]): ProfilerTrace => ({ resources: [], frames: [], stacks: [], samples: timestamps.map((timestamp) => ({ timestamp })) });
+
+  it('is the median gap between samples', () => {
+    expect(sampleInterval(sampleTrace())).toBe(10);
+    expect(sampleInterval(at(0, 20, 40, 60, 100))).toBe(20);
+    expect(sampleInterval(at(0, 10, 30, 40, 60))).toBe(15);
+  });
+
+  it('leaves out gaps of zero, and is 10 ms when no two samples are apart', () => {
+    expect(sampleInterval(at(0, 0, 30, 30, 60))).toBe(30);
+    expect(sampleInterval(at(5))).toBe(10);
+    expect(sampleInterval(at(5, 5))).toBe(10);
+  });
+});
+
+describe('toCpuProfile', () => {
+  const profile = toCpuProfile(sampleTrace());
+  const node = (id: number) => profile.nodes.find((n) => n.id === id)!;
+  const callPath = (id: number): string[] => {
+    const parent = profile.nodes.find((n) => n.children?.includes(id));
+    return parent ? [...callPath(parent.id), node(id).callFrame.functionName] : [];
+  };
+
+  it('keeps what DevTools relies on', () => {
+    expectCpuProfileInvariants(profile);
+  });
+
+  it('has a node per distinct call path that samples reach, and (idle) under the root', () => {
+    expect(profile.samples.map(callPath)).toEqual([
+      ['main', 'fib'],
+      ['main', 'fib', 'fib'],
+      ['(idle)'],
+      ['main', 'map', ''],
+      ['main', 'fib'],
+      ['main'],
+      ['(idle)'],
+    ]);
+    expect(profile.nodes).toHaveLength(7);
+    expect(profile.nodes[0].callFrame.functionName).toBe('(root)');
+  });
+
+  it('places frames as V8 does: 0-based, one scriptId per script, built-ins without a script', () => {
+    const callFrames = profile.nodes.map((n) => n.callFrame);
+    expect(callFrames).toContainEqual({ functionName: 'fib', scriptId: '1', url: 'https://example.com/app.js', lineNumber: 9, columnNumber: 12 });
+    expect(callFrames).toContainEqual({ functionName: '', scriptId: '2', url: 'https://example.com/lib.js', lineNumber: 2, columnNumber: 19 });
+    expect(callFrames).toContainEqual({ functionName: 'map', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 });
+    expect(callFrames).toContainEqual({ functionName: '(idle)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 });
+  });
+
+  it('times samples in whole microseconds from the first, ending one interval after the last', () => {
+    expect(profile.startTime).toBe(100_000);
+    expect(profile.timeDeltas).toEqual([0, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(profile.endTime).toBe(170_000);
+  });
+
+  it('gives the same self and total shares as summarize', () => {
+    const shares = cpuProfileShares(profile);
+    const summary = summarize(sampleTrace());
+    for (const f of summary.functions) {
+      const key = functionKey(f.name, f.resource ?? '', f.line ?? 0, f.column ?? 0);
+      expect([key, shares.self.get(key) ?? 0, shares.total.get(key)]).toEqual([key, f.self / summary.busy, f.total / summary.busy]);
+    }
+  });
+
+  it('converts an empty trace to a profile with only the root', () => {
+    const empty = toCpuProfile({ resources: [], frames: [], stacks: [], samples: [] });
+    expectCpuProfileInvariants(empty);
+    expect(empty).toMatchObject({ nodes: [{ id: 1, hitCount: 0 }], samples: [], timeDeltas: [], startTime: 0, endTime: 0 });
+  });
+});
+
+describe('toSpeedscope', () => {
+  const file = toSpeedscope(sampleTrace(), { name: 'trace.json', exporter: 'jsprof 0.1.0' });
+  const [profile] = file.profiles;
+
+  it('matches speedscope\'s file format schema', () => {
+    expect(schemaProblems(file, SPEEDSCOPE_SCHEMA_FILE)).toEqual([]);
+    const broken = JSON.parse(JSON.stringify({ ...file, profiles: [{ ...profile, weights: undefined, unit: 'hours' }] }));
+    const [problem] = schemaProblems(broken, SPEEDSCOPE_SCHEMA_FILE);
+    expect(problem).toContain('$.profiles[0].weights is missing');
+    expect(problem).toContain('$.profiles[0].unit is "hours", not one of');
+    expect(file.profiles).toHaveLength(1);
+    expect(file).toMatchObject({ name: 'trace.json', exporter: 'jsprof 0.1.0', activeProfileIndex: 0 });
+  });
+
+  it('shares frames, 1-based, anonymous ones named as speedscope names them, and an (idle) frame', () => {
+    expect(file.shared.frames).toEqual([
+      { name: 'main', file: 'https://example.com/app.js', line: 1, col: 1 },
+      { name: 'fib', file: 'https://example.com/app.js', line: 10, col: 13 },
+      { name: '(anonymous lib.js:3)', file: 'https://example.com/lib.js', line: 3, col: 20 },
+      { name: 'map' },
+      { name: '(idle)' },
+    ]);
+  });
+
+  it('lists each sample\'s frames outermost first, each weighing one interval in milliseconds', () => {
+    expect(profile.samples).toEqual([[0, 1], [0, 1, 1], [4], [0, 3, 2], [0, 1], [0], [4]]);
+    expect(profile.weights).toEqual([10, 10, 10, 10, 10, 10, 10]);
+    expect(profile).toMatchObject({ type: 'sampled', name: 'trace.json', unit: 'milliseconds', startValue: 100, endValue: 170 });
+  });
+
+  it('leaves out the exporter when none is given', () => {
+    expect(toSpeedscope(sampleTrace(), { name: 'x' })).not.toHaveProperty('exporter');
+  });
+});
