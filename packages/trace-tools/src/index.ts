@@ -6,6 +6,7 @@ export { summarize } from './analyze';
 export type { FunctionTime, TraceSummary } from './analyze';
 export { SourceMaps, symbolicate } from './symbolicate';
 export type { SymbolicateStats } from './symbolicate';
+export * from './aggregate';
 export { sampleInterval } from './convert/interval';
 export { toCpuProfile } from './convert/cpuprofile';
 export type { CpuProfile, CpuProfileNode, CpuProfileCallFrame } from './convert/cpuprofile';

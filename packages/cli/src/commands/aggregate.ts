@@ -1,11 +1,123 @@
-/** `jsprof aggregate`: being built this session; this placeholder is replaced before it lands. */
-import type { Command } from 'commander';
+/**
+ * `jsprof aggregate`: thousands of traces (field traces stored by `traceReceiver`, `jsprof run`'s)
+ * merged into one view of where time goes, one file at a time, optionally per value of a `meta` key.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, findTraceFiles } from '@jsprof/trace-tools';
+import { displayLocation } from '../report';
 
-export function addAggregateCommand(program: Command, _setExitCode: (code: number) => void): void {
+/** Rejected traces named one per line on stderr; after that many, they are only counted. */
+const NAMED_REJECTIONS = 20;
+const PROGRESS_EVERY_MS = 100;
+const DEFAULT_MAX_FILE_MB = 64;
+
+/** Names, URLs and meta values come from untrusted traces: control characters must not reach a terminal. */
+const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+const HELP = `
+A function is its name, resource, line and column, so the same function is one row whichever traces
+it appears in. Each sample counts as its trace's sampling interval (the median gap between its
+samples), so a trace weighs as much as the time it covers, whatever its sampling rate or thinning.
+Shares are shares of the busy time (samples with a stack, i.e. JavaScript running) of all the traces
+of a view together: self with the function innermost on the stack, total with it anywhere on the
+stack (once per sample, however deep it recurses); traces is the share of the view's traces in which
+it ran at all. Idle samples count in no share. Groups beyond ${DEFAULT_MAX_GROUPS} are counted as one, "${OTHER_GROUPS}".
+
+Files are read one at a time, so memory grows with the number of distinct functions (capped by
+--max-functions) and groups, and with the largest file (capped by --max-file-size), not with the
+number of traces.
+Exit status: 0 when every trace was read, 1 when one was rejected (named on stderr; the rest are merged).`;
+
+function wholeNumber(name: string, min: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
+    return n;
+  };
+}
+
+export function addAggregateCommand(program: Command, setExitCode: (code: number) => void): void {
   program
     .command('aggregate')
-    .description('(not built yet)')
-    .action(() => {
-      throw new Error('jsprof aggregate is not built yet');
+    .description('Merge many traces into one view of where time goes across users: functions by self and total share, per group of a meta key if asked.')
+    .argument('<paths...>', 'trace files (JSON, or gzip: .json.gz, .gz), or directories to search recursively for them')
+    .option('--group-by <key>', 'one view per value of this key of the traces\' meta (page, release…); traces without it go to "(none)"')
+    .option('--top <n>', 'how many functions each view lists', wholeNumber('--top', 1), 20)
+    .option('--max-functions <n>', `most distinct functions kept; functions first seen after that count as one, "${OTHER_FUNCTIONS}"`, wholeNumber('--max-functions', 1), DEFAULT_MAX_FUNCTIONS)
+    .option('--max-file-size <MB>', 'traces larger than this, or gunzipping to more, are rejected', wholeNumber('--max-file-size', 1), DEFAULT_MAX_FILE_MB)
+    .option('--json', 'print the whole result as JSON (every function of every view, times in ms, shares from 0 to 1)')
+    .addHelpText('after', HELP)
+    .action((paths: string[], opts) => {
+      const files = findTraceFiles(paths);
+      if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
+      const maxBytes = opts.maxFileSize * 1024 * 1024;
+      const result = aggregateWithProgress(files, { groupBy: opts.groupBy, maxFunctions: opts.maxFunctions, limits: { maxBytes, maxInflatedBytes: maxBytes } });
+      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatAggregate(result, opts.top));
+      if (result.rejected > 0) setExitCode(1);
     });
+}
+
+function aggregateWithProgress(files: string[], options: AggregateFilesOptions): AggregateResult {
+  const progress = files.length >= 20 && !!process.stderr.isTTY;
+  let shownAt = 0;
+  let rejected = 0;
+  const result = aggregateFiles(files, {
+    ...options,
+    onFile: (done, total) => {
+      if (!progress || (Date.now() - shownAt < PROGRESS_EVERY_MS && done < total)) return;
+      shownAt = Date.now();
+      process.stderr.write(`\r\x1b[Kjsprof: ${done}/${total} traces`);
+    },
+    onRejected: (message) => {
+      if (++rejected > NAMED_REJECTIONS) return;
+      process.stderr.write(`${progress ? '\r\x1b[K' : ''}jsprof: ${printable(message)}\n`);
+    },
+  });
+  if (progress) process.stderr.write('\r\x1b[K');
+  if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+  return result;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
+const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
+
+function table(view: AggregateView, top: number): string[] {
+  const header = ['self', 'total', 'traces', 'function', 'location'];
+  const rows = view.functions.slice(0, top).map((f) => [
+    percent(f.self),
+    percent(f.total),
+    percent(f.traces / view.traces),
+    printable(f.name || '(anonymous)'),
+    f.name === OTHER_FUNCTIONS && f.resource === null ? '' : printable(`${displayLocation(f.resource, f.line)}${f.column === null ? '' : `:${f.column}`}`),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const format = (r: string[]) => r.map((c, i) => (i < 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [format(header), ...rows.map(format)];
+}
+
+function describeView(title: string, view: AggregateView, top: number): string[] {
+  const heading = `${title}: ${count(view.traces)} traces, ${duration(view.busyMs)} busy, ${duration(view.idleMs)} idle`;
+  return view.busyMs > 0 ? [heading, ...table(view, top)] : [`${heading}; no JavaScript ran`];
+}
+
+function formatAggregate(result: AggregateResult, top: number): string {
+  const { all } = result;
+  const lines = [
+    `${count(all.traces)} traces${result.rejected ? ` (${count(result.rejected)} rejected)` : ''}, ${count(all.samples)} samples: ` +
+      `${count(all.busySamples)} busy (${duration(all.busyMs)}), ${count(all.idleSamples)} idle (${duration(all.idleMs)}).`,
+    'Shares of busy time, each sample counting as its trace\'s sampling interval; "traces": share of traces in which the function ran.',
+  ];
+  if (result.functionsCapped) lines.push(`More than ${count(result.maxFunctions)} distinct functions (--max-functions): the rest are counted as "${OTHER_FUNCTIONS}".`);
+  if (result.groupsCapped) lines.push(`More than ${count(result.maxGroups)} values of ${result.groupBy}: the rest are counted as "${OTHER_GROUPS}".`);
+  lines.push('', ...describeView('All traces', all, top));
+  for (const group of result.groups) lines.push('', ...describeView(printable(`${result.groupBy} = ${group.name}`), group, top));
+  return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,212 @@
+'use strict';
+/**
+ * `jsprof aggregate` on a field's worth of traces: generates 10,000 traces like those sendTrace
+ * collects (from real traces of the demo and fixture programs, recorded with `jsprof run`), then
+ * runs `jsprof aggregate` on them as a child process and reports its speed and peak memory.
+ *
+ * The generated traces: 5–30 s at 10 ms, busy stretches cut from the real traces between idle
+ * stretches, random start times, resources renamed as a site's URLs per release (so each release's
+ * functions are distinct, as in the field), `meta` with a page and a release (some without a page,
+ * some bare traces), a tenth thinned to every other sample (as sendTrace does to fit its size limit),
+ * stored as traceReceiver stores them or as `{meta, trace}`, a third gzipped, in nested directories,
+ * and a few truncated (they must be rejected, the rest merged).
+ *
+ *   node bench/aggregate.js [--traces N] [--keep]
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const zlib = require('node:zlib');
+
+const ROOT = path.resolve(__dirname, '..');
+const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
+const OUT = path.join(__dirname, 'out');
+const SEED_PROGRAMS = ['fixtures/demo/index.mjs', 'fixtures/programs/caller-work.js', 'fixtures/programs/phases.js'];
+const PAGES = ['/', '/search', '/product', '/cart', '/checkout', '/account'];
+const RELEASES = ['2026.11.1', '2026.11.2', '2026.11.3'];
+const DAYS = 7;
+const BROKEN_EVERY = 1000;
+const MB = 1024 * 1024;
+
+const argv = process.argv.slice(2);
+const TRACES = argv.includes('--traces') ? Number(argv[argv.indexOf('--traces') + 1]) : 10_000;
+const KEEP = argv.includes('--keep');
+
+const log = (msg) => process.stderr.write(`${msg}\n`);
+
+/** A small seeded generator (mulberry32), so every run generates the same traces. */
+function random(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function recordSeeds(dir) {
+  return SEED_PROGRAMS.map((program, i) => {
+    const out = path.join(dir, `seed-${i}.json`);
+    const run = spawnSync(process.execPath, [JSPROF, 'run', '-q', '--out', out, program], { cwd: ROOT, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`jsprof run ${program} failed: ${run.stderr}`);
+    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
+    log(`  seed ${program}: ${trace.samples.length} samples, ${trace.frames.length} frames`);
+    return trace;
+  });
+}
+
+/** The seed's resources as a site serves them in a release: its files under the release's path. */
+function siteResources(seed, release) {
+  return seed.resources.map((url) => (url.startsWith('file:') ? `https://shop.example/static/${release}/${path.relative(ROOT, new URL(url).pathname)}` : url));
+}
+
+/** Samples like a field trace's: busy stretches of the seed between idle ones, 10 ms apart. */
+function fieldSamples(seed, rand) {
+  const count = Math.round(500 + rand() * 2500);
+  const samples = [];
+  let time = 500 + rand() * 60_000;
+  const tick = (stackId) => {
+    // Without cross-origin isolation, performance.now() ticks in whole milliseconds.
+    samples.push(stackId === undefined ? { timestamp: Math.round(time) } : { timestamp: Math.round(time), stackId });
+    time += 10;
+  };
+  while (samples.length < count) {
+    const start = Math.floor(rand() * seed.samples.length);
+    const busy = 20 + Math.floor(rand() * 300);
+    for (let i = 0; i < busy; i++) tick(seed.samples[(start + i) % seed.samples.length].stackId);
+    const idle = Math.floor(rand() * 200);
+    for (let i = 0; i < idle; i++) tick(undefined);
+  }
+  samples.length = count;
+  return samples;
+}
+
+/** The trace of `samples`, keeping only the stacks, frames and resources they use (as a profiler emits them). */
+function traceOf(seed, resources, samples) {
+  const usedStacks = new Set();
+  for (const s of samples) for (let id = s.stackId; id !== undefined && !usedStacks.has(id); id = seed.stacks[id].parentId) usedStacks.add(id);
+  const stackIds = [...usedStacks].sort((a, b) => a - b);
+  const frameIds = [...new Set(stackIds.map((id) => seed.stacks[id].frameId))].sort((a, b) => a - b);
+  const resourceIds = [...new Set(frameIds.map((id) => seed.frames[id].resourceId).filter((r) => r !== undefined))].sort((a, b) => a - b);
+  const index = (ids) => new Map(ids.map((id, i) => [id, i]));
+  const [stackIndex, frameIndex, resourceIndex] = [index(stackIds), index(frameIds), index(resourceIds)];
+  return {
+    resources: resourceIds.map((id) => resources[id]),
+    frames: frameIds.map((id) => {
+      const frame = seed.frames[id];
+      return frame.resourceId === undefined ? frame : { ...frame, resourceId: resourceIndex.get(frame.resourceId) };
+    }),
+    stacks: stackIds.map((id) => {
+      const { frameId, parentId } = seed.stacks[id];
+      const stack = { frameId: frameIndex.get(frameId) };
+      if (parentId !== undefined) stack.parentId = stackIndex.get(parentId);
+      return stack;
+    }),
+    samples: samples.map((s) => (s.stackId === undefined ? s : { timestamp: s.timestamp, stackId: stackIndex.get(s.stackId) })),
+  };
+}
+
+function fieldTrace(seeds, n, rand) {
+  const release = RELEASES[Math.floor(rand() * RELEASES.length)];
+  const pageIndex = Math.floor(rand() * PAGES.length);
+  // Pages run different code: most run the demo, some the fixture programs.
+  const seed = seeds[Math.max(0, pageIndex - 3)];
+  let samples = fieldSamples(seed, rand);
+  if (rand() < 0.1) samples = samples.filter((_, i) => i % 2 === 0);
+  const trace = traceOf(seed, siteResources(seed, release), samples);
+  const meta = rand() < 0.05 ? { release } : { page: PAGES[pageIndex], release };
+  const form = rand();
+  const received = new Date(Date.UTC(2026, 10, 14) + n * 60_000).toISOString();
+  if (form < 0.1) return trace;
+  if (form < 0.3) return { meta, trace };
+  return { receivedAt: received, meta, trace };
+}
+
+function generate(dir, seeds) {
+  const rand = random(42);
+  let bytes = 0;
+  let broken = 0;
+  for (let n = 0; n < TRACES; n++) {
+    const day = path.join(dir, `day-${(n % DAYS) + 1}`);
+    if (n < DAYS) fs.mkdirSync(day, { recursive: true });
+    let data = Buffer.from(JSON.stringify(fieldTrace(seeds, n, rand)));
+    const gzip = rand() < 1 / 3;
+    if (gzip) data = zlib.gzipSync(data);
+    if (n % BROKEN_EVERY === BROKEN_EVERY - 1) {
+      data = data.subarray(0, data.length >> 1);
+      broken++;
+    }
+    fs.writeFileSync(path.join(day, `${String(n).padStart(6, '0')}.json${gzip ? '.gz' : ''}`), data);
+    bytes += data.length;
+    if ((n + 1) % 1000 === 0) log(`  generated ${n + 1}/${TRACES}`);
+  }
+  return { bytes, broken };
+}
+
+/** Runs `jsprof aggregate` with this file preloaded to report the child's peak RSS. */
+function aggregate(dir, args, rssFile) {
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, ['--require', __filename, JSPROF, 'aggregate', dir, '--json', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, JSPROF_BENCH_RSS: rssFile },
+    maxBuffer: 512 * MB,
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (run.status === null || !run.stdout) throw new Error(`jsprof aggregate failed (${run.signal ?? run.status}): ${run.stderr}`);
+  return { seconds, status: run.status, stderr: run.stderr, result: JSON.parse(run.stdout), maxRssMb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024 };
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')).join('\n');
+}
+
+function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-aggregate-bench-'));
+  const traces = path.join(work, 'traces');
+  try {
+    log('recording seed traces with jsprof run');
+    const seeds = recordSeeds(work);
+    log(`generating ${TRACES} traces in ${traces}`);
+    const { bytes, broken } = generate(traces, seeds);
+    const runs = [];
+    for (const args of [[], ['--group-by', 'page'], ['--group-by', 'release']]) {
+      const label = ['jsprof aggregate', ...args].join(' ');
+      log(`running ${label}`);
+      const run = aggregate(traces, args, path.join(work, 'rss'));
+      const { all } = run.result;
+      if (run.status !== (broken ? 1 : 0) || run.result.rejected !== broken || all.traces !== TRACES - broken) {
+        throw new Error(`${label}: expected ${broken} rejected and ${TRACES - broken} merged with exit status ${broken ? 1 : 0}; got ${run.result.rejected}, ${all.traces}, ${run.status}`);
+      }
+      runs.push({ label, ...run, functions: all.functions.length, groups: run.result.groups.length });
+    }
+    const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
+    const rows = [['run', 'traces', 'MB', 'wall s', 'traces/s', 'MB/s', 'peak RSS MB', 'functions', 'groups']];
+    for (const r of runs) {
+      rows.push([r.label, TRACES, (bytes / MB).toFixed(0), r.seconds.toFixed(1), (TRACES / r.seconds).toFixed(0), (bytes / MB / r.seconds).toFixed(1), r.maxRssMb.toFixed(0), r.functions, r.groups || '-']);
+    }
+    const text = [
+      `jsprof aggregate bench — ${cpu}, ${os.cpus().length} cores, node ${process.version}`,
+      `${TRACES} generated traces (${broken} truncated, rejected as expected), ${(bytes / MB).toFixed(0)} MB on disk, a third gzipped; each run a fresh process, --json`,
+      '',
+      table(rows),
+    ].join('\n');
+    process.stdout.write(`${text}\n`);
+    fs.mkdirSync(OUT, { recursive: true });
+    const summary = runs.map(({ result, stderr, ...r }) => ({ ...r, busyMs: result.all.busyMs, idleMs: result.all.idleMs }));
+    fs.writeFileSync(path.join(OUT, 'aggregate.json'), JSON.stringify({ cpu, cores: os.cpus().length, node: process.version, traces: TRACES, bytes, broken, runs: summary, table: text }, null, 2));
+  } finally {
+    if (KEEP) log(`traces kept in ${traces}`);
+    else fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main();
+} else if (process.env.JSPROF_BENCH_RSS) {
+  // Preloaded into the child: report its peak resident set size (kB) when it exits.
+  const rssFile = process.env.JSPROF_BENCH_RSS;
+  process.on('exit', () => fs.writeFileSync(rssFile, String(process.resourceUsage().maxRSS)));
+}

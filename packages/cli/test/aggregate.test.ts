@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { BIN, jsprof, tempDir } from './helpers';
+
+/** A trace every 10 ms: `render` (self) under `main`, then idle; `name` lets traces differ. */
+function trace(busy: number, idle: number, name = 'render') {
+  return {
+    resources: ['https://shop.example/app.js'],
+    frames: [
+      { name: 'main', resourceId: 0, line: 1, column: 1 },
+      { name, resourceId: 0, line: 20, column: 5 },
+    ],
+    stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
+    samples: Array.from({ length: busy + idle }, (_, i) => (i < busy ? { timestamp: i * 10, stackId: 1 } : { timestamp: i * 10 })),
+  };
+}
+
+function fieldDir(): string {
+  const dir = tempDir('jsprof-aggregate-');
+  fs.mkdirSync(path.join(dir, 'nov-20'));
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(trace(3, 1)));
+  fs.writeFileSync(path.join(dir, 'nov-20/1.json'), JSON.stringify({ receivedAt: '2026-11-20T10:00:00Z', meta: { page: '/cart' }, trace: trace(1, 0, 'checkout') }));
+  fs.writeFileSync(path.join(dir, 'nov-20/2.json.gz'), zlib.gzipSync(JSON.stringify({ meta: { page: '/cart', release: '2' }, trace: trace(4, 0) })));
+  fs.writeFileSync(path.join(dir, 'nov-20/3.json'), '{"meta": {}, "trace": {"resources": [');
+  return dir;
+}
+
+describe('jsprof aggregate', () => {
+  test('merges a directory of traces, plain, gzip and receiver files; a malformed one is named and skipped, exit 1', () => {
+    const dir = fieldDir();
+    const run = jsprof(['aggregate', dir, '--group-by', 'page']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^jsprof: ${path.join(dir, 'nov-20/3.json')}: is not JSON \\([^\n]*\\)\n$`));
+    expect(run.stdout).toContain('3 traces (1 rejected), 9 samples: 8 busy (80 ms), 1 idle (10 ms).');
+    expect(run.stdout).toContain('Shares of busy time');
+    const table = run.stdout.split('\n');
+    const all = table.indexOf('All traces: 3 traces, 80 ms busy, 10 ms idle');
+    expect(table.slice(all + 1, all + 5)).toEqual([
+      ' self   total  traces  function  location',
+      '87.5%   87.5%   66.7%  render    https://shop.example/app.js:20:5',
+      '12.5%   12.5%   33.3%  checkout  https://shop.example/app.js:20:5',
+      ' 0.0%  100.0%  100.0%  main      https://shop.example/app.js:1:1',
+    ]);
+    expect(run.stdout).toContain('page = /cart: 2 traces, 50 ms busy, 0 ms idle');
+    expect(run.stdout).toContain('page = (none): 1 traces, 30 ms busy, 10 ms idle');
+  });
+
+  test('--json gives the whole result', () => {
+    const run = jsprof(['aggregate', fieldDir(), '--group-by', 'release', '--json', '--top', '1']);
+    expect(run.status).toBe(1);
+    const result = JSON.parse(run.stdout);
+    expect(result).toMatchObject({ groupBy: 'release', rejected: 1, functionsCapped: false, groupsCapped: false });
+    expect(result.all).toMatchObject({ traces: 3, samples: 9, busySamples: 8, busyMs: 80, idleSamples: 1, idleMs: 10 });
+    expect(result.all.functions).toHaveLength(3);
+    expect(result.all.functions[0]).toEqual({
+      name: 'render',
+      resource: 'https://shop.example/app.js',
+      line: 20,
+      column: 5,
+      selfMs: 70,
+      totalMs: 70,
+      self: 0.875,
+      total: 0.875,
+      traces: 2,
+    });
+    expect(result.groups.map((g: any) => [g.name, g.traces])).toEqual([
+      ['(none)', 2],
+      ['2', 1],
+    ]);
+  });
+
+  test('after 20 named rejections the rest are counted; progress on a terminal; the cap is said', () => {
+    const dir = tempDir('jsprof-aggregate-');
+    for (let i = 0; i < 25; i++) fs.writeFileSync(path.join(dir, `bad-${String(i).padStart(2, '0')}.json`), '[]');
+    fs.writeFileSync(path.join(dir, 'good-1.json'), JSON.stringify(trace(2, 0, 'a')));
+    fs.writeFileSync(path.join(dir, 'good-2.json'), JSON.stringify(trace(2, 0, 'b')));
+    const run = jsprof(['aggregate', dir, '--max-functions', '2']);
+    expect(run.status).toBe(1);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe(`jsprof: ${path.join(dir, 'bad-00.json')}: the trace is an array, not an object`);
+    expect(lines[20]).toBe('jsprof: 5 more traces rejected');
+    expect(run.stdout).toContain('2 traces (25 rejected)');
+    expect(run.stdout).toContain('More than 2 distinct functions (--max-functions): the rest are counted as "(other functions)".');
+    expect(run.stdout).toMatch(/50\.0% +50\.0% +50\.0% +\(other functions\)\n/);
+
+    // `script` gives the command a terminal
+    const tty = spawnSync('script', ['-qec', `${process.execPath} ${BIN} aggregate ${dir}`, '/dev/null'], { encoding: 'utf8' });
+    expect(tty.stdout).toContain('jsprof: 1/27 traces');
+    expect(tty.stdout).toContain('jsprof: 27/27 traces');
+  });
+
+  test('control characters from a trace never reach the terminal', () => {
+    const dir = tempDir('jsprof-aggregate-');
+    fs.writeFileSync(path.join(dir, 'evil.json'), JSON.stringify({ meta: { page: '/\x1b]0;owned\x07' }, trace: trace(1, 0, 'x\x1b[2Jy\u009b') }));
+    const run = jsprof(['aggregate', dir, '--group-by', 'page']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('x\\u001b[2Jy\\u009b');
+    expect(run.stdout).toContain('page = /\\u001b]0;owned\\u0007:');
+  });
+
+  test('no trace files, or a path that does not exist, is an error', () => {
+    const empty = jsprof(['aggregate', tempDir('jsprof-aggregate-')]);
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toBe('jsprof: no .json, .json.gz or .gz files in the given paths\n');
+    const missing = jsprof(['aggregate', '/nonexistent/traces']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe('jsprof: no such file or directory: /nonexistent/traces\n');
+  });
+
+  test('--help says what a share is a share of', () => {
+    const help = jsprof(['aggregate', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("Each sample counts as its trace's sampling interval");
+    expect(help.stdout).toContain('Shares are shares of the busy time');
+  });
+});
