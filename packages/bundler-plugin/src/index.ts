@@ -2,6 +2,10 @@
  * `@jsprof/bundler-plugin`: jsprof's checks in bundler builds, after the build's own transforms, with
  * source maps chained so frames lead back to the original sources.
  *
+ *   // vite.config.js (rollup.config.js, esbuild's plugins alike: '@jsprof/bundler-plugin/rollup', '/esbuild')
+ *   import jsprof from '@jsprof/bundler-plugin/vite';
+ *   export default { build: { sourcemap: true }, plugins: [jsprof({ threshold: 10 })] };
+ *
  *   // webpack.config.js
  *   const { JsprofWebpackPlugin } = require('@jsprof/bundler-plugin');
  *   module.exports = { devtool: 'source-map', plugins: [new JsprofWebpackPlugin({ threshold: 10 })] };
@@ -19,6 +23,13 @@ export interface JsprofPluginOptions {
   exclude?: RegExp;
 }
 
+export { jsprofUnplugin } from './unplugin';
+
+/**
+ * webpack's plugin is a post loader rather than unplugin's webpack adapter, which drops or does not
+ * compose the previous loaders' source map (unjs/unplugin#616), so the map would not lead back to the
+ * sources.
+ */
 export class JsprofWebpackPlugin {
   private readonly options: JsprofPluginOptions;
 

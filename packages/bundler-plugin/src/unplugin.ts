@@ -1,0 +1,31 @@
+/**
+ * jsprof's checks as an unplugin: one transform for vite, rollup and esbuild. It runs after the
+ * build's own transforms (`enforce: 'post'`: TypeScript and JSX are already JavaScript in vite and
+ * rollup), instruments each module with the policy every front end shares, and returns the edit's
+ * source map for the bundler to chain. esbuild hands plugins the files as loaded, before its own
+ * transforms, so there only JavaScript files are instrumented by default.
+ */
+import { createUnplugin } from 'unplugin';
+import { instrument, parseJs } from '@jsprof/estree-instrument';
+import { normalizeOptions } from '@jsprof/policy';
+import type { JsprofPluginOptions } from './index';
+
+const SCRIPTS = /\.[cm]?[jt]sx?$/;
+const JAVASCRIPT = /\.[cm]?js$/;
+const NODE_MODULES = /[\\/]node_modules[\\/]/;
+
+export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((options = {}, meta) => {
+  const { test = meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS, exclude = NODE_MODULES, ...policy } = options;
+  normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
+  const fileOf = (id: string) => id.split('?')[0];
+  return {
+    name: 'jsprof',
+    enforce: 'post',
+    transformInclude: (id) => !id.startsWith('\0') && test.test(fileOf(id)) && !exclude.test(id),
+    transform(code, id) {
+      const file = fileOf(id);
+      const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });
+      return result.changed ? { code: result.code, map: result.map } : null;
+    },
+  };
+});
