@@ -12,3 +12,4 @@ export { toCpuProfile } from './convert/cpuprofile';
 export type { CpuProfile, CpuProfileNode, CpuProfileCallFrame } from './convert/cpuprofile';
 export { toSpeedscope, SPEEDSCOPE_SCHEMA } from './convert/speedscope';
 export type { SpeedscopeFile, SpeedscopeFrame, SpeedscopeSampledProfile, SpeedscopeOptions } from './convert/speedscope';
+export * from './report';

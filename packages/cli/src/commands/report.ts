@@ -1,11 +1,79 @@
-/** `jsprof report`: being built this session; this placeholder is replaced before it lands. */
-import type { Command } from 'commander';
+/** `jsprof report`: a trace read as the hottest functions, as call trees, or as a self-contained HTML page. */
+import * as path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  DEFAULT_MIN_SHARE,
+  DEFAULT_TOP_CHILDREN,
+  DEFAULT_TOP_FUNCTIONS,
+  ReportView,
+  VIEWS,
+  formatView,
+  htmlReport,
+  readTraceFile,
+  viewJson,
+} from '@jsprof/trace-tools';
+import { writeAtomic } from '../files';
+
+interface ReportOptions {
+  view: ReportView;
+  top?: number;
+  minShare: number;
+  json?: boolean;
+  html?: string;
+}
+
+function positiveWholeNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('--top must be a whole number ≥ 1.');
+  return n;
+}
+
+function percentage(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('--min-share must be a percentage from 0 to 100.');
+  return n;
+}
+
+const MORE_HELP = `
+Top-down: total is the time under a node, self the time in it. Bottom-up: the
+roots are the functions where time was spent (self = total), their children
+the callers, each with the time its callee spent when called from there.
+Recursion never counts a sample twice in one node. Idle samples (no
+JavaScript running) are counted apart; shares are of the busy samples.
+
+--json prints {view, samples, busy, idle, intervalMs, meta} and, for the
+functions view, "functions": [{name, resource, line, column, location, self,
+total}]; for the trees, "tree": the root (every busy sample) as {total, self,
+children, hidden?}, each child {name, resource, line, column, location,
+total, self, children, hidden?}. Counts are samples: a share is count / busy,
+a duration count × intervalMs (the median gap between samples; null with
+fewer than two). resource, line and column are null for built-ins. "hidden":
+{nodes, total} counts the children that --top and --min-share left out.
+
+--html writes one file (script, style and data inline; no network) with a
+flame graph and both call trees, unpruned.
+`;
 
 export function addReportCommand(program: Command, _setExitCode: (code: number) => void): void {
   program
     .command('report')
-    .description('(not built yet)')
-    .action(() => {
-      throw new Error('jsprof report is not built yet');
+    .description('Print the hottest functions of a trace or its call trees (top-down, bottom-up), or write an HTML report with a flame graph.')
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it)')
+    .addOption(new Option('--view <view>', 'what to print').choices(VIEWS).default('functions'))
+    .option('--top <n>', `functions: how many to list (default ${DEFAULT_TOP_FUNCTIONS}); trees: most children shown under each node (default ${DEFAULT_TOP_CHILDREN})`, positiveWholeNumber)
+    .option('--min-share <percent>', 'trees: hide nodes under this share of the busy samples', percentage, 100 * DEFAULT_MIN_SHARE)
+    .addOption(new Option('--json', 'print the view as JSON on stdout (shape below)').conflicts('html'))
+    .addOption(new Option('--html <file>', 'write a self-contained HTML report (flame graph, both call trees) instead of printing a view').conflicts(['view', 'top', 'minShare']))
+    .showHelpAfterError(false)
+    .addHelpText('after', MORE_HELP)
+    .action((input: string, opts: ReportOptions) => {
+      const document = readTraceFile(input);
+      if (opts.html) {
+        writeAtomic(opts.html, htmlReport(document, path.basename(input)));
+        process.stderr.write(`jsprof: wrote ${opts.html}\n`);
+        return;
+      }
+      const options = { view: opts.view, top: opts.top, minShare: opts.minShare / 100 };
+      process.stdout.write(opts.json ? JSON.stringify(viewJson(document, options), null, 2) + '\n' : formatView(document.trace, options));
     });
 }

@@ -1,0 +1,219 @@
+/**
+ * `jsprof report` end to end on a real trace of a fixture program: the three text views, --json,
+ * error cases, and the HTML report in headless Chromium (flame graph, zoom, both trees, no script from
+ * the trace running).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { FIXTURES, jsprof, tempDir } from './helpers';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
+
+const dir = tempDir('jsprof-report-');
+const tracePath = path.join(dir, 'phases.json');
+let trace: any;
+
+beforeAll(() => {
+  const run = jsprof(['run', '-q', '--out', tracePath, path.join(FIXTURES, 'phases.js'), '200']);
+  expect(run.status).toBe(0);
+  trace = JSON.parse(fs.readFileSync(tracePath, 'utf8'));
+});
+
+/** Rows of a text tree as [depth, name], read from the indentation of the function column. */
+function treeRows(text: string): [number, string][] {
+  const [, , header, ...lines] = text.split('\n');
+  const column = header.indexOf('function');
+  return lines
+    .filter((line) => line && !line.includes('… '))
+    .map((line) => {
+      const cell = line.slice(column);
+      return [(cell.length - cell.trimStart().length) / 2, cell.trim().split('  ')[0]];
+    });
+}
+
+describe('text views', () => {
+  test('functions (the default): the same table jsprof run prints', () => {
+    const r = jsprof(['report', tracePath]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    const busy = trace.samples.filter((s: any) => s.stackId !== undefined).length;
+    expect(r.stdout).toMatch(new RegExp(`^${trace.samples.length} samples every [\\d.]+ ms: ${busy} while JavaScript ran, ${trace.samples.length - busy} idle\\.\n\n`));
+    expect(r.stdout).toMatch(/ self\s+total\s+function\s+location\n/);
+    for (const name of ['scanPrimes', 'build', 'sortNumbers']) expect(r.stdout).toMatch(new RegExp(`\\d+\\.\\d%\\s+\\d+\\.\\d%\\s+${name}\\s+fixtures/programs/phases\\.js:\\d+`));
+    expect(jsprof(['report', '--top', '2', tracePath]).stdout.trim().split('\n')).toHaveLength(5);
+  });
+
+  test('top-down: the phases sit under spin, which sits under the module', () => {
+    const r = jsprof(['report', '--view', 'top-down', tracePath]);
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')[2]).toMatch(/^ total\s+self\s+function, then its callees$/);
+    const rows = treeRows(r.stdout);
+    const spin = rows.find(([, name]) => name === 'spin')!;
+    for (const phase of ['scanPrimes', 'build', 'sortNumbers']) {
+      const row = rows.find(([, name]) => name === phase)!;
+      expect(row[0]).toBe(spin[0] + 2);
+    }
+    expect(rows[0][0]).toBe(0);
+  });
+
+  test('bottom-up: the phases are roots, their callers below them', () => {
+    const r = jsprof(['report', '--view', 'bottom-up', '--top', '3', tracePath]);
+    expect(r.status).toBe(0);
+    const rows = treeRows(r.stdout);
+    const roots = rows.filter(([depth]) => depth === 0).map(([, name]) => name);
+    expect(roots.sort()).toEqual(['build', 'scanPrimes', 'sortNumbers']);
+    const scan = rows.findIndex(([, name]) => name === 'scanPrimes');
+    expect(rows[scan + 1]).toEqual([1, '(anonymous)']);
+    expect(rows[scan + 2]).toEqual([2, 'spin']);
+  });
+
+  test('--json: the tree as data, totals in samples', () => {
+    const r = jsprof(['report', '--view', 'top-down', '--json', '--min-share', '0', '--top', '1000', tracePath]);
+    expect(r.status).toBe(0);
+    const json = JSON.parse(r.stdout);
+    const busy = trace.samples.filter((s: any) => s.stackId !== undefined).length;
+    expect(json).toMatchObject({ view: 'top-down', samples: trace.samples.length, busy, idle: trace.samples.length - busy, meta: {} });
+    expect(json.intervalMs).toBeCloseTo(10, 0);
+    const sum = (node: any): number => node.self + node.children.reduce((s: number, c: any) => s + sum(c), 0);
+    expect(json.tree.total).toBe(busy);
+    expect(sum(json.tree)).toBe(busy);
+    const functions = JSON.parse(jsprof(['report', '--json', tracePath]).stdout).functions;
+    expect(functions.find((f: any) => f.name === 'scanPrimes')).toMatchObject({ resource: pathToFileURL(path.join(FIXTURES, 'phases.js')).href, line: 10, column: 20, location: 'fixtures/programs/phases.js:10' });
+  });
+
+  test('reads gzipped traces and {meta, trace} documents', () => {
+    const file = path.join(dir, 'sent.json.gz');
+    fs.writeFileSync(file, zlib.gzipSync(JSON.stringify({ meta: { page: '/x' }, trace })));
+    const r = jsprof(['report', '--json', file]);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).meta).toEqual({ page: '/x' });
+  });
+});
+
+describe('errors: one line, exit status 1, no stack trace', () => {
+  const cases: [string, string, RegExp][] = [
+    ['a missing file', path.join(dir, 'nope.json'), /^jsprof: .*nope\.json: no such file\n$/],
+    ['a file that is not JSON', 'not-json.json', /^jsprof: .*not-json\.json: is not JSON \(.*\)\n$/],
+    ['a malformed trace', 'malformed.json', /^jsprof: .*malformed\.json: stacks\[0\]\.frameId 5 is not an index into frames \(0 of them\)\n$/],
+  ];
+  beforeAll(() => {
+    fs.writeFileSync(path.join(dir, 'not-json.json'), '{"resources": [');
+    fs.writeFileSync(path.join(dir, 'malformed.json'), JSON.stringify({ resources: [], frames: [], stacks: [{ frameId: 5 }], samples: [] }));
+  });
+  test.each(cases)('%s', (_, file, message) => {
+    const r = jsprof(['report', path.resolve(dir, file)]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+  });
+
+  test('a bad option', () => {
+    for (const args of [['--view', 'sideways'], ['--top', '0'], ['--min-share', 'lots'], ['--json', '--html', 'x.html']]) {
+      const r = jsprof(['report', ...args, tracePath]);
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test('--help documents the views and the JSON shape', () => {
+    const help = jsprof(['report', '--help']).stdout;
+    for (const text of ['--view', 'top-down', 'bottom-up', '--top', '--min-share', '--json', '--html', '"tree"', 'intervalMs', 'hidden']) expect(help).toContain(text);
+  });
+});
+
+describe('the HTML report in Chromium', () => {
+  const XSS = '</script><img src=x onerror="window.__xss=1;alert(1)">';
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  const requests: string[] = [];
+
+  /** The flame graph's boxes: name, x and width, in pixels. */
+  const boxes = () =>
+    page.$$eval('#flame g.box', (gs) =>
+      gs.map((g) => ({ name: g.getAttribute('aria-label'), x: (g as SVGGElement).getBBox().x + (g as SVGGElement).getCTM()!.e, width: Number(g.querySelector('rect')!.getAttribute('width')) })),
+    );
+
+  beforeAll(async () => {
+    // The trace's strings are untrusted: give a hot function a name that is markup, and the file and meta too.
+    const evil = JSON.parse(JSON.stringify(trace));
+    evil.frames.find((f: any) => f.name === 'sortNumbers').name = XSS;
+    const input = path.join(dir, '<img src=x onerror=alert(2)>.json');
+    fs.writeFileSync(input, JSON.stringify({ meta: { page: '<img src=x onerror=alert(3)>' }, trace: evil }));
+    const out = path.join(dir, 'report.html');
+    const r = jsprof(['report', input, '--html', out]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(`jsprof: wrote ${out}\n`);
+
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(pathToFileURL(out).href);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('draws the flame graph with a box for each phase, a third of the width each', async () => {
+    const shot = path.join(tempDir('jsprof-report-shot-'), 'report.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
+    const all = await boxes();
+    const width = all.find((b) => b.name === 'all busy samples')!.width;
+    for (const name of ['scanPrimes', 'build', XSS]) {
+      const box = all.find((b) => b.name === name)!;
+      expect(box.width / width).toBeGreaterThan(0.15);
+      expect(box.width / width).toBeLessThan(0.5);
+    }
+    expect(await page.textContent('#summary')).toMatch(/^\d+ samples every [\d.]+ ms: \d+ while JavaScript ran/);
+    expect(await page.textContent('#meta')).toContain('<img src=x onerror=alert(3)>');
+    expect(await page.title()).toBe('jsprof report: <img src=x onerror=alert(2)>.json');
+  });
+
+  test('hovering a box shows its name, location, total and self', async () => {
+    await page.hover('#flame g.box[aria-label="scanPrimes"]');
+    expect(await page.isVisible('#tip')).toBe(true);
+    const tip = await page.textContent('#tip');
+    expect(tip).toMatch(/^scanPrimesfixtures\/programs\/phases\.js:10total \d+\.\d% \(\d+ ms\)self \d+\.\d% \(\d+ ms\)$/);
+  });
+
+  test('clicking a box zooms to it; Reset zoom goes back', async () => {
+    const before = await boxes();
+    const width = before.find((b) => b.name === 'all busy samples')!.width;
+    expect(await page.isDisabled('#reset')).toBe(true);
+    await page.click('#flame g.box[aria-label="build"]');
+    const zoomed = await boxes();
+    expect(zoomed.find((b) => b.name === 'build')).toMatchObject({ width });
+    expect(zoomed.some((b) => b.name === 'scanPrimes')).toBe(false);
+    expect(zoomed.find((b) => b.name === 'spin')!.width).toBe(width);
+    await page.click('#reset');
+    expect(await boxes()).toEqual(before);
+  });
+
+  test('shows both call trees, hot paths open, rows expanding on click', async () => {
+    const topDown = await page.$$eval('#top-down .fn', (fns) => fns.map((f) => f.firstChild!.textContent));
+    expect(topDown).toEqual(expect.arrayContaining(['spin', 'scanPrimes', 'build', XSS]));
+    const roots = await page.$$eval('#bottom-up > details > summary .fn', (fns) => fns.map((f) => f.firstChild!.textContent));
+    expect(roots.slice(0, 3).sort()).toEqual(['build', 'scanPrimes', XSS].sort());
+    const scanPrimes = page.locator('#bottom-up > details', { has: page.locator('summary .fn', { hasText: 'scanPrimes' }) });
+    await scanPrimes.locator('summary').click();
+    expect(await scanPrimes.locator(':scope > div .fn, :scope > details > summary .fn').first().textContent()).toMatch(/^\(anonymous\)fixtures\/programs\/phases\.js:60$/);
+  });
+
+  test('ran no script from the trace, logged no error, fetched nothing', async () => {
+    expect(await page.evaluate(() => (window as any).__xss)).toBeUndefined();
+    expect(await page.$$('img')).toHaveLength(0);
+    expect(problems).toEqual([]);
+    expect(requests.every((url) => url.startsWith('file:'))).toBe(true);
+  });
+});

@@ -1,0 +1,40 @@
+/** How frames are named and placed for people. */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ProfilerTrace } from '@jsprof/runtime';
+
+/** Where a function is, for people: a file path relative to `cwd` where it can be, else the URL; `:line` when known. */
+export function displayLocation(resource: string | null, line: number | null, cwd = process.cwd()): string {
+  if (!resource) return '(native)';
+  let where = resource;
+  if (resource.startsWith('file:')) {
+    try {
+      const file = fileURLToPath(resource);
+      const relative = path.relative(cwd, file);
+      where = relative.startsWith('..') ? file : relative;
+    } catch {
+      // a file: URL Node cannot turn into a path (another host, say) is shown as it is
+    }
+  }
+  return line == null ? where : `${where}:${line}`;
+}
+
+export function displayName(name: string): string {
+  return name || '(anonymous)';
+}
+
+/** A frame as reports show it: the trace's fields, and its location for people. */
+export interface FrameInfo {
+  name: string;
+  resource: string | null;
+  line: number | null;
+  column: number | null;
+  location: string;
+}
+
+export function frameInfo(trace: ProfilerTrace, frameId: number): FrameInfo {
+  const f = trace.frames[frameId];
+  const resource = f.resourceId === undefined ? null : trace.resources[f.resourceId];
+  const line = f.line ?? null;
+  return { name: f.name, resource, line, column: f.column ?? null, location: displayLocation(resource, line) };
+}

@@ -1,0 +1,263 @@
+/**
+ * The HTML report's page: markup, style and script, all inline so that the file works offline from
+ * file://. The script builds everything from the embedded JSON with textContent and attributes,
+ * never from markup, so no string of the trace is ever parsed as HTML.
+ */
+
+export const STYLE = `
+body { font: 13px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.3em; margin: 0 0 .3em; word-break: break-all; }
+h2 { font-size: 1.1em; margin: 1.5em 0 .4em; }
+.hint { color: #666; margin: 0 0 .5em; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 0 1em; margin: .5em 0; }
+dt { color: #666; } dd { margin: 0; word-break: break-all; }
+#flame { position: relative; width: 100%; overflow: hidden; border: 1px solid #ddd; }
+#flame svg { display: block; font: 11px system-ui, sans-serif; }
+#flame .box { cursor: pointer; }
+#flame .box rect { stroke: #fff; stroke-width: .5; }
+#flame .box:hover rect { stroke: #000; stroke-width: 1; }
+#flame .box text { fill: #000; pointer-events: none; }
+#tip { position: fixed; z-index: 1; max-width: 40em; padding: .4em .6em; background: #fffbe6; border: 1px solid #aaa; box-shadow: 0 2px 6px #0003; pointer-events: none; word-break: break-all; }
+#tip b { display: block; }
+.tree { font: 12px/1.5 ui-monospace, monospace; border: 1px solid #ddd; padding: .3em 0; }
+.tree summary { list-style: none; cursor: pointer; }
+.tree summary::-webkit-details-marker { display: none; }
+.row { display: grid; grid-template-columns: 5.5em 5.5em 1fr; white-space: nowrap; }
+.row:hover { background: #f0f4ff; }
+.num { text-align: right; padding-right: 1em; }
+.fn::before { display: inline-block; width: 1.2em; content: ''; }
+details > summary .fn::before { content: '▸'; }
+details[open] > summary .fn::before { content: '▾'; }
+.where { color: #777; margin-left: 1em; }
+.heading { color: #666; font-weight: bold; }
+`;
+
+export const SCRIPT = `(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('jsprof-data').textContent);
+  var SVG = 'http://www.w3.org/2000/svg';
+  var ROW = 18;
+  var MIN_WIDTH = 0.5;
+
+  function inflate(a, parent) {
+    var node = { frame: a[0], total: a[1], self: a[2], parent: parent, children: [] };
+    node.children = a[3].map(function (c) { return inflate(c, node); });
+    return node;
+  }
+  var topDown = inflate(data.topDown, null);
+  var bottomUp = inflate(data.bottomUp, null);
+
+  function el(tag, className, text) {
+    var e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function nameOf(node) { return node.frame < 0 ? 'all busy samples' : data.frames[node.frame][0] || '(anonymous)'; }
+  function whereOf(node) { return node.frame < 0 ? '' : data.frames[node.frame][1]; }
+  function share(count) { return data.busy ? (100 * count / data.busy).toFixed(1) + '%' : '-'; }
+  function duration(count) {
+    if (!data.intervalMs) return count + ' samples';
+    var ms = count * data.intervalMs;
+    return ms >= 1000 ? (ms / 1000).toFixed(2) + ' s' : Math.round(ms) + ' ms';
+  }
+
+  function showSummary() {
+    document.title = 'jsprof report: ' + data.title;
+    document.getElementById('title').textContent = 'jsprof report: ' + data.title;
+    var every = data.intervalMs ? ' every ' + Number(data.intervalMs.toFixed(1)) + ' ms' : '';
+    document.getElementById('summary').textContent = data.samples + ' samples' + every + ': ' + data.busy +
+      ' while JavaScript ran (' + duration(data.busy) + '), ' + data.idle + ' idle (' + duration(data.idle) + '). Shares are of the busy samples.';
+    var meta = document.getElementById('meta');
+    Object.keys(data.meta).forEach(function (key) {
+      meta.appendChild(el('dt', '', key));
+      meta.appendChild(el('dd', '', String(data.meta[key])));
+    });
+  }
+
+  // Flame graph: callers above callees, widths proportional to total time.
+  var flame = document.getElementById('flame');
+  var tip = document.getElementById('tip');
+  var reset = document.getElementById('reset');
+  var svg = document.createElementNS(SVG, 'svg');
+  var nodeOfBox = new WeakMap();
+  var focus = topDown;
+
+  function color(node) {
+    if (node.frame < 0) return '#ccc';
+    var where = whereOf(node);
+    if (where === '(native)') return '#bbb';
+    var file = where.replace(/:\\d+$/, '');
+    var hash = 0;
+    for (var i = 0; i < file.length; i++) hash = (hash * 31 + file.charCodeAt(i)) | 0;
+    return 'hsl(' + (15 + Math.abs(hash) % 40) + ', 85%, ' + (62 + Math.abs(hash >> 8) % 14) + '%)';
+  }
+
+  function fit(text, width) {
+    var chars = Math.floor((width - 6) / 6.5);
+    if (chars < 3) return '';
+    return text.length <= chars ? text : text.slice(0, chars - 1) + '…';
+  }
+
+  function drawBox(node, depth, x, width) {
+    var g = document.createElementNS(SVG, 'g');
+    g.setAttribute('class', 'box');
+    g.setAttribute('aria-label', nameOf(node));
+    g.setAttribute('transform', 'translate(' + x + ',' + depth * ROW + ')');
+    var rect = document.createElementNS(SVG, 'rect');
+    rect.setAttribute('width', Math.max(width, 0.5));
+    rect.setAttribute('height', ROW - 1);
+    rect.setAttribute('fill', color(node));
+    g.appendChild(rect);
+    var label = fit(nameOf(node), width);
+    if (label) {
+      var text = document.createElementNS(SVG, 'text');
+      text.setAttribute('x', 3);
+      text.setAttribute('y', ROW - 5);
+      text.textContent = label;
+      g.appendChild(text);
+    }
+    nodeOfBox.set(g, node);
+    svg.appendChild(g);
+  }
+
+  function layout(node, depth, x, width) {
+    drawBox(node, depth, x, width);
+    var deepest = depth;
+    node.children.forEach(function (child) {
+      var w = width * child.total / node.total;
+      if (w >= MIN_WIDTH) deepest = Math.max(deepest, layout(child, depth + 1, x, w));
+      x += w;
+    });
+    return deepest;
+  }
+
+  function drawFlame() {
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var width = flame.clientWidth;
+    var ancestors = [];
+    for (var a = focus.parent; a; a = a.parent) ancestors.unshift(a);
+    ancestors.forEach(function (node, depth) { drawBox(node, depth, 0, width); });
+    var deepest = layout(focus, ancestors.length, 0, width);
+    svg.setAttribute('width', width);
+    svg.setAttribute('height', (deepest + 1) * ROW);
+    reset.disabled = focus === topDown;
+  }
+
+  function zoom(node) {
+    focus = node;
+    tip.hidden = true;
+    drawFlame();
+  }
+
+  function boxNode(event) {
+    var g = event.target.closest && event.target.closest('g.box');
+    return g ? nodeOfBox.get(g) : undefined;
+  }
+
+  function showTip(node, event) {
+    while (tip.firstChild) tip.removeChild(tip.firstChild);
+    tip.appendChild(el('b', '', nameOf(node)));
+    if (whereOf(node)) tip.appendChild(el('div', '', whereOf(node)));
+    tip.appendChild(el('div', '', 'total ' + share(node.total) + ' (' + duration(node.total) + ')'));
+    if (node.frame >= 0) tip.appendChild(el('div', '', 'self ' + share(node.self) + ' (' + duration(node.self) + ')'));
+    tip.hidden = false;
+    var x = Math.min(event.clientX + 12, window.innerWidth - tip.offsetWidth - 4);
+    var y = event.clientY + 16 + tip.offsetHeight > window.innerHeight ? event.clientY - tip.offsetHeight - 8 : event.clientY + 16;
+    tip.style.left = Math.max(0, x) + 'px';
+    tip.style.top = Math.max(0, y) + 'px';
+  }
+
+  function setUpFlame() {
+    if (!data.busy) {
+      flame.textContent = 'No samples were taken while JavaScript ran.';
+      reset.hidden = true;
+      return;
+    }
+    flame.appendChild(svg);
+    svg.addEventListener('mousemove', function (event) {
+      var node = boxNode(event);
+      if (node) showTip(node, event);
+      else tip.hidden = true;
+    });
+    svg.addEventListener('mouseleave', function () { tip.hidden = true; });
+    svg.addEventListener('click', function (event) {
+      var node = boxNode(event);
+      if (node) zoom(node);
+    });
+    reset.addEventListener('click', function () { zoom(topDown); });
+    document.addEventListener('keydown', function (event) { if (event.key === 'Escape') zoom(topDown); });
+    window.addEventListener('resize', drawFlame);
+    drawFlame();
+  }
+
+  // Call trees: rows built when their parent is first opened.
+  function row(node, depth) {
+    var line = el('span', 'row');
+    line.appendChild(el('span', 'num', share(node.total)));
+    line.appendChild(el('span', 'num', share(node.self)));
+    var fn = el('span', 'fn', nameOf(node));
+    fn.style.paddingLeft = depth * 1.2 + 'em';
+    fn.appendChild(el('span', 'where', whereOf(node)));
+    line.appendChild(fn);
+    line.title = nameOf(node) + ' ' + whereOf(node) + ': total ' + duration(node.total) + ', self ' + duration(node.self);
+    return line;
+  }
+
+  // Top-down, paths that hold at least this share of the time start open.
+  var OPEN_SHARE = 0.2;
+
+  function treeItem(node, depth, openHot) {
+    if (!node.children.length) {
+      var leaf = el('div', 'leaf');
+      leaf.appendChild(row(node, depth));
+      return leaf;
+    }
+    var details = el('details');
+    var summary = el('summary');
+    summary.appendChild(row(node, depth));
+    details.appendChild(summary);
+    var filled = false;
+    function fill() {
+      if (filled) return;
+      filled = true;
+      node.children.forEach(function (child) { details.appendChild(treeItem(child, depth + 1, openHot)); });
+    }
+    details.addEventListener('toggle', function () { if (details.open) fill(); });
+    if (openHot && node.total >= OPEN_SHARE * data.busy) {
+      details.open = true;
+      fill();
+    }
+    return details;
+  }
+
+  function fillTree(id, root, openHot) {
+    var tree = document.getElementById(id);
+    var heading = el('div', 'row heading');
+    heading.appendChild(el('span', 'num', 'total'));
+    heading.appendChild(el('span', 'num', 'self'));
+    heading.appendChild(el('span', '', 'function'));
+    tree.appendChild(heading);
+    root.children.forEach(function (child) { tree.appendChild(treeItem(child, 0, openHot)); });
+  }
+
+  showSummary();
+  setUpFlame();
+  fillTree('top-down', topDown, true);
+  fillTree('bottom-up', bottomUp, false);
+})();
+`;
+
+export const BODY = `<h1 id="title"></h1>
+<p id="summary"></p>
+<dl id="meta"></dl>
+<h2>Flame graph</h2>
+<p class="hint">Callers above callees; a box is as wide as its total time. Hover for details; click a box to zoom in, an ancestor to zoom out. <button id="reset" type="button">Reset zoom</button></p>
+<div id="flame"></div>
+<h2>Top-down call tree</h2>
+<p class="hint">From the outermost frames in; total is the time under a node, self the time in it. Paths with at least 20% of the time start open.</p>
+<div class="tree" id="top-down"></div>
+<h2>Bottom-up call tree</h2>
+<p class="hint">From the functions where the time was spent out to their callers; a caller's total is the time its callee spent when called from there.</p>
+<div class="tree" id="bottom-up"></div>
+<div id="tip" hidden></div>`;

@@ -1,0 +1,11 @@
+export { bottomUpTree, topDownTree } from './call-tree';
+export type { CallTreeNode } from './call-tree';
+export { displayLocation, displayName, frameInfo } from './frames';
+export type { FrameInfo } from './frames';
+export { formatReport } from './functions';
+export { estimateInterval } from './interval';
+export { pruneTree } from './prune';
+export type { ShownNode, TreeLimits } from './prune';
+export { VIEWS, DEFAULT_MIN_SHARE, DEFAULT_TOP_CHILDREN, DEFAULT_TOP_FUNCTIONS, formatView, viewJson } from './views';
+export type { ReportView, ViewOptions } from './views';
+export { htmlReport } from './html';
