@@ -77,7 +77,8 @@ function toOriginal(source: Source, line: number, column: number): number {
 }
 
 export function resolveFrame(frame: RawFrame): NamedFrame | null {
-  if (frame.native || !frame.url) return { name: frame.name };
+  if (frame.native) return { name: frame.name };
+  if (!frame.url) return null; // eval and new Function code, left out as native Chromium does
   if (isOwnFile(frame.url)) return null;
   const url = toUrl(frame.url);
   const source = load(url);

@@ -9,6 +9,7 @@ import { ParsedFrame, parseStack } from './stack-parsers';
  * they are the function's start as `CallSite.getEnclosing*` gives it, otherwise the call site.
  */
 export interface RawFrame {
+  /** Null for built-ins (`native`) and for code from eval and new Function. */
   url: string | null;
   line: number;
   column: number;
@@ -153,7 +154,8 @@ function fromParsed(frames: ParsedFrame[]): RawFrame[] {
 }
 
 function fromCallSite(site: CallSite): RawFrame {
-  const url = (site.getScriptNameOrSourceURL?.() || site.getFileName()) ?? null;
+  // Code from eval and new Function has no URL of its own (a sourceURL comment is the page's say-so).
+  const url = site.isEval?.() ? null : ((site.getScriptNameOrSourceURL?.() || site.getFileName()) ?? null);
   const callLine = site.getLineNumber() ?? 0;
   const callColumn = site.getColumnNumber() ?? 0;
   const line = site.getEnclosingLineNumber?.() ?? callLine;
@@ -166,6 +168,6 @@ function fromCallSite(site: CallSite): RawFrame {
     callColumn,
     name: site.getFunctionName() ?? '',
     // CallSite.isNative() is true only for V8's own extras: a frame without a script is a builtin.
-    native: !url,
+    native: !url && !site.isEval?.(),
   };
 }

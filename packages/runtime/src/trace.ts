@@ -33,8 +33,14 @@ export interface NamedFrame {
 /** Names a captured frame, or returns null to leave it out (its time goes to the caller). */
 export type FrameResolver = (frame: RawFrame) => NamedFrame | null;
 
-export const defaultResolver: FrameResolver = (frame) =>
-  frame.native || !frame.url ? { name: frame.name } : { name: frame.name, url: frame.url, line: frame.line, column: frame.column };
+/**
+ * Built-ins keep only their name; code without a URL that is not built in (eval, new Function) is
+ * left out, its time charged to its caller, as native Chromium does.
+ */
+export const defaultResolver: FrameResolver = (frame) => {
+  if (frame.native) return { name: frame.name };
+  return frame.url ? { name: frame.name, url: frame.url, line: frame.line, column: frame.column } : null;
+};
 
 /**
  * Captured stacks, shared by all profilers running at once: frames interned, stacks as a trie

@@ -50,6 +50,7 @@ const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
   '/lib.js': { body: lib('libPlain'), cors: false },
   '/cors-lib.js': { body: lib('libCors'), cors: true },
   '/mod.mjs': { body: lib('libModule', true), cors: true },
+  '/eval-lib.js': { body: `self.libEval = (ms) => eval(${JSON.stringify(`${lib('evalBusy')} evalBusy(ms);`)});`, cors: false },
 };
 
 beforeAll(async () => {
@@ -75,9 +76,11 @@ beforeAll(async () => {
     <script src="/jsprof.global.js"></script>
     <script src="${otherOrigin}/lib.js"></script>
     <script src="${otherOrigin}/cors-lib.js" crossorigin></script>
+    <script src="${otherOrigin}/eval-lib.js"></script>
     <script type="module">import { libModule } from '${otherOrigin}/mod.mjs'; self.libModule = libModule; self.ready = true;</script>
     <script>${GLOBAL_PRELUDE_SOURCE}
       function inlineDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); libModule(ms); } finally { ${CHECK_SOURCE} } }
+      function evalDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libEval(ms); new Function('ms', ${JSON.stringify(`${lib('fnBusy')} return fnBusy(ms);`)})(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
   browser = await launchChromium();
 }, 60_000);
@@ -163,11 +166,11 @@ test('Chromium\'s own Profiler is kept where the page may use it, and replaced w
 });
 
 describe('origin masking, with a second origin', () => {
-  const PROFILE = (mode: string) => `(async () => {
+  const PROFILE = (mode: string, driver = 'inlineDriver') => `(async () => {
     for (let i = 0; !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     jsprof.setCrossOriginFrames(${JSON.stringify(mode)});
     const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-    inlineDriver(150);
+    ${driver}(150);
     const trace = await p.stop();
     const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => {
       const names = [];
@@ -186,6 +189,19 @@ describe('origin masking, with a second origin', () => {
     // the masked library's time is charged to its caller: stacks that end in the inline driver
     expect(result.stacks.filter((s: string) => s.endsWith('inlineDriver')).length).toBeGreaterThan(5);
     expect(result.stacks.some((s: string) => s.includes('(cross-origin)'))).toBe(false);
+  });
+
+  test('code from eval and new Function is left out, its time charged to its caller, as Chromium does (from any origin)', async () => {
+    for (const mode of ['drop', 'coalesce']) {
+      const result = await inPage('', PROFILE(mode, 'evalDriver'), '/masking');
+      expect(result.names).not.toContain('evalBusy');
+      expect(result.names).not.toContain('fnBusy');
+      expect(result.names).not.toContain('libPlain');
+      expect(result.resources).not.toContain(`${otherOrigin}/eval-lib.js`);
+      // libEval (an arrow of the cross-origin script) is masked too, so the time lands on evalDriver
+      expect(result.stacks.filter((s: string) => s.endsWith(mode === 'drop' ? 'evalDriver' : 'evalDriver>(cross-origin)')).length).toBeGreaterThan(3);
+      expect(result.stacks.filter((s: string) => s.endsWith('evalDriver')).length).toBeGreaterThan(3); // new Function's share
+    }
   });
 
   test('coalesce names the masked frames "(cross-origin)", still without their URL', async () => {
