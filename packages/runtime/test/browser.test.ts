@@ -82,6 +82,28 @@ beforeAll(async () => {
       function inlineDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); libModule(ms); } finally { ${CHECK_SOURCE} } }
       function evalDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libEval(ms); new Function('ms', ${JSON.stringify(`${lib('fnBusy')} return fnBusy(ms);`)})(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
+  // A worker of this origin that imports both libraries of the other origin (importScripts fetches
+  // without CORS, so even the one that allows CORS is opaque there), and a page running a data: and a blob: script.
+  FILES['/masking-worker.js'] = `importScripts('/jsprof.global.js', '${otherOrigin}/lib.js', '${otherOrigin}/cors-lib.js');
+    ${GLOBAL_PRELUDE_SOURCE}
+    function workerDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
+    onmessage = async () => {
+      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+      workerDriver(150);
+      const trace = await p.stop();
+      postMessage({ resources: trace.resources, names: trace.frames.map((f) => f.name), withStack: trace.samples.filter((s) => s.stackId !== undefined).length });
+    };`;
+  FILES['/schemes'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script src="data:text/javascript,${encodeURIComponent(lib('dataBusy'))}"></script>
+    <script>
+      const blobUrl = URL.createObjectURL(new Blob([${JSON.stringify(lib('blobBusy'))}], { type: 'text/javascript' }));
+      const script = document.createElement('script');
+      script.src = blobUrl;
+      script.onload = () => { self.ready = true; };
+      document.head.append(script);
+    </script>
+    <script>${lib('inlineBusy')}</script>`;
   browser = await launchChromium();
 }, 60_000);
 
@@ -201,6 +223,39 @@ describe('origin masking, with a second origin', () => {
       // libEval (an arrow of the cross-origin script) is masked too, so the time lands on evalDriver
       expect(result.stacks.filter((s: string) => s.endsWith(mode === 'drop' ? 'evalDriver' : 'evalDriver>(cross-origin)')).length).toBeGreaterThan(3);
       expect(result.stacks.filter((s: string) => s.endsWith('evalDriver')).length).toBeGreaterThan(3); // new Function's share
+    }
+  });
+
+  test('in a worker, scripts imported from another origin are masked, even one that allows CORS', async () => {
+    const result = await inPage('', `new Promise((resolve) => { const w = new Worker('/masking-worker.js'); w.onmessage = (e) => resolve(e.data); w.postMessage(0); })`);
+    expect(result.withStack).toBeGreaterThan(5);
+    expect(result.names).toContain('workerDriver');
+    expect(result.names).not.toContain('libPlain');
+    expect(result.names).not.toContain('libCors');
+    expect(result.resources).toEqual([`${origin}/masking-worker.js`]);
+  });
+
+  // Chromium itself drops the credentials of the page's URL (location.href has none); origins.test.ts tests ours.
+  test('data: and blob: scripts of the page are kept; a page opened with credentials in its URL leaves none in the trace', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${origin.replace('//', '//user:secret@')}/schemes`);
+      const result = await page.evaluate(`(async () => {
+        for (let i = 0; !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        dataBusy(100);
+        blobBusy(100);
+        inlineBusy(100);
+        const trace = await p.stop();
+        return { resources: trace.resources, names: trace.frames.map((f) => f.name) };
+      })()`);
+      expect(result.names).toEqual(expect.arrayContaining(['dataBusy', 'blobBusy', 'inlineBusy']));
+      expect(result.resources).toContain(`${origin}/schemes`);
+      expect(result.resources.some((r: string) => r.startsWith('data:text/javascript,'))).toBe(true);
+      expect(result.resources.some((r: string) => r.startsWith(`blob:${origin}/`))).toBe(true);
+      expect(JSON.stringify([result.resources, result.names])).not.toContain('secret');
+    } finally {
+      await page.close();
     }
   });
 
