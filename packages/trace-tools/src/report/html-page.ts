@@ -19,7 +19,7 @@ dt { color: #666; } dd { margin: 0; word-break: break-all; }
 #flame .box text { fill: #000; pointer-events: none; }
 #tip { position: fixed; z-index: 1; max-width: 40em; padding: .4em .6em; background: #fffbe6; border: 1px solid #aaa; box-shadow: 0 2px 6px #0003; pointer-events: none; word-break: break-all; }
 #tip b { display: block; }
-.tree { font: 12px/1.5 ui-monospace, monospace; border: 1px solid #ddd; padding: .3em 0; }
+.tree { font: 12px/1.5 ui-monospace, monospace; border: 1px solid #ddd; padding: .3em 0; overflow-x: auto; }
 .tree summary { list-style: none; cursor: pointer; }
 .tree summary::-webkit-details-marker { display: none; }
 .row { display: grid; grid-template-columns: 5.5em 5.5em 1fr; white-space: nowrap; }
