@@ -9,9 +9,11 @@
  * functions are distinct, as in the field), `meta` with a page and a release (some without a page,
  * some bare traces), a tenth thinned to every other sample (as sendTrace does to fit its size limit),
  * stored as traceReceiver stores them or as `{meta, trace}`, a third gzipped, in nested directories,
- * and a few truncated (they must be rejected, the rest merged).
+ * and a few truncated (they must be rejected, the rest merged). A second data set gives every trace
+ * its own script URLs, to show memory bounded when the distinct-function cap is reached.
+ * Results go to bench/out/aggregate.json.
  *
- *   node bench/aggregate.js [--traces N] [--keep]
+ *   node bench/aggregate.js [--traces N] [--keep]   (--keep: leave the last data set's traces in the temp directory)
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -56,9 +58,9 @@ function recordSeeds(dir) {
   });
 }
 
-/** The seed's resources as a site serves them in a release: its files under the release's path. */
-function siteResources(seed, release) {
-  return seed.resources.map((url) => (url.startsWith('file:') ? `https://shop.example/static/${release}/${path.relative(ROOT, new URL(url).pathname)}` : url));
+/** The seed's resources as a site serves them in a release: its files under the release's path, with `query` if any. */
+function siteResources(seed, release, query) {
+  return seed.resources.map((url) => (url.startsWith('file:') ? `https://shop.example/static/${release}/${path.relative(ROOT, new URL(url).pathname)}${query}` : url));
 }
 
 /** Samples like a field trace's: busy stretches of the seed between idle ones, 10 ms apart. */
@@ -107,14 +109,14 @@ function traceOf(seed, resources, samples) {
   };
 }
 
-function fieldTrace(seeds, n, rand) {
+function fieldTrace(seeds, n, rand, queryPerTrace) {
   const release = RELEASES[Math.floor(rand() * RELEASES.length)];
   const pageIndex = Math.floor(rand() * PAGES.length);
   // Pages run different code: most run the demo, some the fixture programs.
   const seed = seeds[Math.max(0, pageIndex - 3)];
   let samples = fieldSamples(seed, rand);
   if (rand() < 0.1) samples = samples.filter((_, i) => i % 2 === 0);
-  const trace = traceOf(seed, siteResources(seed, release), samples);
+  const trace = traceOf(seed, siteResources(seed, release, queryPerTrace ? `?session=${n}` : ''), samples);
   const meta = rand() < 0.05 ? { release } : { page: PAGES[pageIndex], release };
   const form = rand();
   const received = new Date(Date.UTC(2026, 10, 14) + n * 60_000).toISOString();
@@ -123,14 +125,14 @@ function fieldTrace(seeds, n, rand) {
   return { receivedAt: received, meta, trace };
 }
 
-function generate(dir, seeds) {
+function generate(dir, seeds, queryPerTrace) {
   const rand = random(42);
   let bytes = 0;
   let broken = 0;
   for (let n = 0; n < TRACES; n++) {
     const day = path.join(dir, `day-${(n % DAYS) + 1}`);
     if (n < DAYS) fs.mkdirSync(day, { recursive: true });
-    let data = Buffer.from(JSON.stringify(fieldTrace(seeds, n, rand)));
+    let data = Buffer.from(JSON.stringify(fieldTrace(seeds, n, rand, queryPerTrace)));
     const gzip = rand() < 1 / 3;
     if (gzip) data = zlib.gzipSync(data);
     if (n % BROKEN_EVERY === BROKEN_EVERY - 1) {
@@ -158,47 +160,74 @@ function aggregate(dir, args, rssFile) {
   return { seconds, status: run.status, stderr: run.stderr, result: JSON.parse(run.stdout), maxRssMb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024 };
 }
 
+/**
+ * The data sets: field traces as described above, and the same with a query string unique to each
+ * trace on every script URL (a cache-buster), which makes every trace's functions distinct and
+ * reaches the --max-functions cap: memory must stay bounded there too.
+ */
+const DATA_SETS = [
+  { name: 'field traces', queryPerTrace: false, runs: [[], ['--group-by', 'page'], ['--group-by', 'release']] },
+  { name: 'a query per trace', queryPerTrace: true, runs: [['--group-by', 'page']] },
+];
+
+function benchDataSet(work, seeds, set) {
+  const traces = path.join(work, 'traces');
+  fs.rmSync(traces, { recursive: true, force: true });
+  log(`generating ${TRACES} traces (${set.name}) in ${traces}`);
+  const { bytes, broken } = generate(traces, seeds, set.queryPerTrace);
+  return set.runs.map((args) => {
+    const label = ['jsprof aggregate', ...args].join(' ');
+    log(`running ${label}`);
+    const run = aggregate(traces, args, path.join(work, 'rss'));
+    const { all } = run.result;
+    if (run.status !== (broken ? 1 : 0) || run.result.rejected !== broken || all.traces !== TRACES - broken) {
+      throw new Error(`${label}: expected ${broken} rejected and ${TRACES - broken} merged with exit status ${broken ? 1 : 0}; got ${run.result.rejected}, ${all.traces}, ${run.status}`);
+    }
+    return {
+      set: set.name,
+      label,
+      bytes,
+      broken,
+      seconds: run.seconds,
+      maxRssMb: run.maxRssMb,
+      functions: all.functions.length,
+      functionsCapped: run.result.functionsCapped,
+      groups: run.result.groups.length,
+      busyMs: all.busyMs,
+      idleMs: all.idleMs,
+    };
+  });
+}
+
 function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')).join('\n');
+  return rows.map((r) => r.map((c, i) => (i < 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')).join('\n');
 }
 
 function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-aggregate-bench-'));
-  const traces = path.join(work, 'traces');
   try {
     log('recording seed traces with jsprof run');
     const seeds = recordSeeds(work);
-    log(`generating ${TRACES} traces in ${traces}`);
-    const { bytes, broken } = generate(traces, seeds);
-    const runs = [];
-    for (const args of [[], ['--group-by', 'page'], ['--group-by', 'release']]) {
-      const label = ['jsprof aggregate', ...args].join(' ');
-      log(`running ${label}`);
-      const run = aggregate(traces, args, path.join(work, 'rss'));
-      const { all } = run.result;
-      if (run.status !== (broken ? 1 : 0) || run.result.rejected !== broken || all.traces !== TRACES - broken) {
-        throw new Error(`${label}: expected ${broken} rejected and ${TRACES - broken} merged with exit status ${broken ? 1 : 0}; got ${run.result.rejected}, ${all.traces}, ${run.status}`);
-      }
-      runs.push({ label, ...run, functions: all.functions.length, groups: run.result.groups.length });
-    }
+    const runs = DATA_SETS.flatMap((set) => benchDataSet(work, seeds, set));
     const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
-    const rows = [['run', 'traces', 'MB', 'wall s', 'traces/s', 'MB/s', 'peak RSS MB', 'functions', 'groups']];
+    const rows = [['traces', 'run', 'count', 'MB', 'wall s', 'traces/s', 'MB/s', 'peak RSS MB', 'functions', 'groups']];
     for (const r of runs) {
-      rows.push([r.label, TRACES, (bytes / MB).toFixed(0), r.seconds.toFixed(1), (TRACES / r.seconds).toFixed(0), (bytes / MB / r.seconds).toFixed(1), r.maxRssMb.toFixed(0), r.functions, r.groups || '-']);
+      const mb = r.bytes / MB;
+      const functions = r.functionsCapped ? `${r.functions} (capped)` : r.functions;
+      rows.push([r.set, r.label, TRACES, mb.toFixed(0), r.seconds.toFixed(1), (TRACES / r.seconds).toFixed(0), (mb / r.seconds).toFixed(1), r.maxRssMb.toFixed(0), functions, r.groups || '-']);
     }
     const text = [
       `jsprof aggregate bench — ${cpu}, ${os.cpus().length} cores, node ${process.version}`,
-      `${TRACES} generated traces (${broken} truncated, rejected as expected), ${(bytes / MB).toFixed(0)} MB on disk, a third gzipped; each run a fresh process, --json`,
+      `${TRACES} generated traces per data set, 5–30 s at 10 ms, a third gzipped, ${runs[0].broken} truncated (rejected, as they must be); each run a fresh process, --json`,
       '',
       table(rows),
     ].join('\n');
     process.stdout.write(`${text}\n`);
     fs.mkdirSync(OUT, { recursive: true });
-    const summary = runs.map(({ result, stderr, ...r }) => ({ ...r, busyMs: result.all.busyMs, idleMs: result.all.idleMs }));
-    fs.writeFileSync(path.join(OUT, 'aggregate.json'), JSON.stringify({ cpu, cores: os.cpus().length, node: process.version, traces: TRACES, bytes, broken, runs: summary, table: text }, null, 2));
+    fs.writeFileSync(path.join(OUT, 'aggregate.json'), JSON.stringify({ cpu, cores: os.cpus().length, node: process.version, traces: TRACES, runs, table: text }, null, 2));
   } finally {
-    if (KEEP) log(`traces kept in ${traces}`);
+    if (KEEP) log(`traces kept in ${work}`);
     else fs.rmSync(work, { recursive: true, force: true });
   }
 }

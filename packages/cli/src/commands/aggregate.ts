@@ -52,7 +52,8 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
       if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
       const maxBytes = opts.maxFileSize * 1024 * 1024;
       const result = aggregateWithProgress(files, { groupBy: opts.groupBy, maxFunctions: opts.maxFunctions, limits: { maxBytes, maxInflatedBytes: maxBytes } });
-      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatAggregate(result, opts.top));
+      if (opts.json) writeJson(result);
+      else process.stdout.write(formatAggregate(result, opts.top));
       if (result.rejected > 0) setExitCode(1);
     });
 }
@@ -76,6 +77,33 @@ function aggregateWithProgress(files: string[], options: AggregateFilesOptions):
   if (progress) process.stderr.write('\r\x1b[K');
   if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
   return result;
+}
+
+/**
+ * The result as JSON, written a view at a time and a function a line: with many functions and
+ * groups it can be larger than a string may be.
+ */
+function writeJson(result: AggregateResult): void {
+  const { all, groups, ...summary } = result;
+  // A reader that stops early (`| head`) closes the pipe: stop there, without a stack trace.
+  process.stdout.once('error', (error: NodeJS.ErrnoException) => process.exit(error.code === 'EPIPE' && !result.rejected ? 0 : 1));
+  const write = (text: string) => process.stdout.write(text);
+  const writeView = (view: AggregateView) => {
+    const { functions, ...counts } = view;
+    write(`${JSON.stringify(counts).slice(0, -1)},"functions":[`);
+    for (let i = 0; i < functions.length; i += 1000) {
+      write(`${i ? ',' : ''}\n${functions.slice(i, i + 1000).map((f) => `  ${JSON.stringify(f)}`).join(',\n')}`);
+    }
+    write(']}');
+  };
+  write(`${JSON.stringify(summary).slice(0, -1)},\n"all":`);
+  writeView(all);
+  write(',\n"groups":[');
+  groups.forEach((group, i) => {
+    write(i ? ',\n' : '\n');
+    writeView(group);
+  });
+  write(']}\n');
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
