@@ -92,6 +92,21 @@ describe('jsprof aggregate', () => {
     expect(tty.stdout).toContain('jsprof: 27/27 traces');
   });
 
+  test('--max-file-size rejects larger traces, gzipped or not', () => {
+    const dir = tempDir('jsprof-aggregate-');
+    const large = JSON.stringify(trace(40_000, 0));
+    expect(large.length).toBeGreaterThan(1024 * 1024);
+    fs.writeFileSync(path.join(dir, 'large.json'), large);
+    fs.writeFileSync(path.join(dir, 'large.json.gz'), zlib.gzipSync(large));
+    fs.writeFileSync(path.join(dir, 'small.json'), JSON.stringify(trace(2, 0)));
+    const run = jsprof(['aggregate', dir, '--max-file-size', '1']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/large\.json: is 1\.\d MB, more than the limit of 1\.0 MB\n/);
+    expect(run.stderr).toMatch(/large\.json\.gz: gunzips to more than 1\.0 MB \(the limit\); refused\n/);
+    expect(run.stdout).toContain('1 traces (2 rejected)');
+    expect(jsprof(['aggregate', dir]).status).toBe(0);
+  });
+
   test('control characters from a trace never reach the terminal', () => {
     const dir = tempDir('jsprof-aggregate-');
     fs.writeFileSync(path.join(dir, 'evil.json'), JSON.stringify({ meta: { page: '/\x1b]0;owned\x07' }, trace: trace(1, 0, 'x\x1b[2Jy\u009b') }));
