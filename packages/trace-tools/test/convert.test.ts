@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { summarize } from '../src/analyze';
 import { toCpuProfile } from '../src/convert/cpuprofile';
-import { sampleInterval } from '../src/convert/interval';
 import { toSpeedscope } from '../src/convert/speedscope';
 import { cpuProfileShares, expectCpuProfileInvariants, functionKey, schemaProblems } from './profile-checks';
 
@@ -39,21 +38,15 @@ function sampleTrace(): ProfilerTrace {
   };
 }
 
-describe('sampleInterval', () => {
-  const at = (...timestamps: number[]): ProfilerTrace => ({ resources: [], frames: [], stacks: [], samples: timestamps.map((timestamp) => ({ timestamp })) });
-
-  it('is the median gap between samples', () => {
-    expect(sampleInterval(sampleTrace())).toBe(10);
-    expect(sampleInterval(at(0, 20, 40, 60, 100))).toBe(20);
-    expect(sampleInterval(at(0, 10, 30, 40, 60))).toBe(15);
-  });
-
-  it('leaves out gaps of zero, and is 10 ms when no two samples are apart', () => {
-    expect(sampleInterval(at(0, 0, 30, 30, 60))).toBe(30);
-    expect(sampleInterval(at(5))).toBe(10);
-    expect(sampleInterval(at(5, 5))).toBe(10);
-  });
-});
+/** A trace of one function sampled at these times, idle where the timestamp is negated. */
+function sampledAt(...times: number[]): ProfilerTrace {
+  return {
+    resources: ['https://example.com/app.js'],
+    frames: [{ name: 'main', resourceId: 0, line: 1, column: 1 }],
+    stacks: [{ frameId: 0 }],
+    samples: times.map((t) => (t < 0 ? { timestamp: -t } : { timestamp: t, stackId: 0 })),
+  };
+}
 
 describe('toCpuProfile', () => {
   const profile = toCpuProfile(sampleTrace());
@@ -93,6 +86,11 @@ describe('toCpuProfile', () => {
     expect(profile.startTime).toBe(100_000);
     expect(profile.timeDeltas).toEqual([0, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000]);
     expect(profile.endTime).toBe(170_000);
+  });
+
+  it('ends one median gap after the last sample, or 10 ms when no two samples are apart', () => {
+    expect(toCpuProfile(sampledAt(0, 20, 40, 60, 100))).toMatchObject({ startTime: 0, endTime: 120_000, timeDeltas: [0, 20_000, 20_000, 20_000, 40_000] });
+    expect(toCpuProfile(sampledAt(5))).toMatchObject({ startTime: 5000, endTime: 15_000, timeDeltas: [0] });
   });
 
   it('gives the same self and total shares as summarize', () => {
@@ -139,6 +137,12 @@ describe('toSpeedscope', () => {
     expect(profile.samples).toEqual([[0, 1], [0, 1, 1], [4], [0, 3, 2], [0, 1], [0], [4]]);
     expect(profile.weights).toEqual([10, 10, 10, 10, 10, 10, 10]);
     expect(profile).toMatchObject({ type: 'sampled', name: 'trace.json', unit: 'milliseconds', startValue: 100, endValue: 170 });
+  });
+
+  it('weighs samples by the median gap between them, or 10 ms when no two samples are apart', () => {
+    expect(toSpeedscope(sampledAt(0, 20, -40, 60, 100), { name: 'x' }).profiles[0]).toMatchObject({ weights: [20, 20, 20, 20, 20], startValue: 0, endValue: 100 });
+    expect(toSpeedscope(sampledAt(0, 10, 30, 40, 60), { name: 'x' }).profiles[0].weights).toEqual([15, 15, 15, 15, 15]);
+    expect(toSpeedscope(sampledAt(5), { name: 'x' }).profiles[0]).toMatchObject({ weights: [10], startValue: 5, endValue: 15 });
   });
 
   it('leaves out the exporter when none is given', () => {

@@ -1,11 +1,77 @@
-/** `jsprof convert`: being built this session; this placeholder is replaced before it lands. */
-import type { Command } from 'commander';
+/** `jsprof convert`: a trace as a Chrome DevTools CPU profile or a speedscope profile. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { readTraceFile, toCpuProfile, toSpeedscope, TraceError } from '@jsprof/trace-tools';
+import { writeAtomic } from '../files';
+
+const EXTENSIONS = { cpuprofile: '.cpuprofile', speedscope: '.speedscope.json' };
+type Format = keyof typeof EXTENSIONS;
+
+/** The input's name with `.gz` and `.json` taken off and the format's extension put on. */
+export function defaultOutput(input: string, format: Format): string {
+  const base = input.replace(/\.gz$/i, '').replace(/\.json$/i, '');
+  return `${base}${EXTENSIONS[format]}`;
+}
+
+const WRITE_ERRORS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
+};
+
+/**
+ * Writes a file through a temporary file and a rename (through a symlink to the file it names); a
+ * device or a pipe (/dev/stdout, /dev/null) is written to directly, as there is nothing to replace.
+ */
+function writeOutput(out: string, text: string): void {
+  try {
+    const stat = fs.statSync(out, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    if (stat && !stat.isFile()) fs.writeFileSync(out, text);
+    else writeAtomic(stat ? fs.realpathSync(out) : out, text);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new Error(`cannot write ${out}: ${WRITE_ERRORS[code ?? ''] ?? message}`);
+  }
+}
+
+function convert(input: string, format: Format): string {
+  const { trace } = readTraceFile(input);
+  if (trace.samples.length === 0) throw new TraceError(`${input}: the trace has no samples; there is nothing to convert`);
+  if (format === 'cpuprofile') return JSON.stringify(toCpuProfile(trace));
+  const exporter = `jsprof ${require('../../package.json').version}`;
+  return JSON.stringify(toSpeedscope(trace, { name: path.basename(input), exporter }));
+}
 
 export function addConvertCommand(program: Command, _setExitCode: (code: number) => void): void {
   program
     .command('convert')
-    .description('(not built yet)')
-    .action(() => {
-      throw new Error('jsprof convert is not built yet');
+    .description("Convert a trace to a Chrome DevTools CPU profile (.cpuprofile, V8's format) or a speedscope profile.")
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it)')
+    .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).makeOptionMandatory())
+    .option('-o, --out <file>', 'where to write it ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .cpuprofile or .speedscope.json')
+    .showHelpAfterError(false)
+    .addHelpText(
+      'after',
+      `
+cpuprofile: load it in Chrome DevTools (Performance panel, "Load profile"), VS Code or any tool that
+  reads node --cpu-prof output. Idle samples sit on an (idle) node, as V8 puts them.
+speedscope: open it at https://www.speedscope.app or with \`npx speedscope file\`. Every sample weighs
+  the sampling interval (the median gap between samples); idle samples show as an (idle) frame.
+The output is written through a temporary file, so a failed run leaves no partial file.`,
+    )
+    .action((input: string, opts: { to: Format; out?: string }) => {
+      const text = convert(input, opts.to);
+      if (opts.out === '-') {
+        process.stdout.write(text);
+        return;
+      }
+      const out = opts.out ?? defaultOutput(input, opts.to);
+      writeOutput(out, text);
+      process.stderr.write(`jsprof: wrote ${out}\n`);
     });
 }

@@ -56,8 +56,9 @@ function callFrameOf(frame: ProfilerFrame, resources: string[]): CpuProfileCallF
 }
 
 /**
- * Converts a trace. The profile starts at the first sample and ends one sampling interval after the
- * last, so every sample lasts until the next one, and the last one an interval.
+ * Converts a trace. The profile starts at the first sample and ends one sampling interval (the
+ * median gap between samples; 10 ms when there are no two samples apart) after the last, so every
+ * sample lasts until the next one, and the last one an interval.
  */
 export function toCpuProfile(trace: ProfilerTrace): CpuProfile {
   const nodes: CpuProfileNode[] = [];

@@ -1,8 +1,9 @@
 /**
  * A trace as a speedscope profile (https://www.speedscope.app/file-format-schema.json): one
  * `sampled` profile in milliseconds over shared frames. Every sample weighs one sampling interval
- * (the median gap between samples), since each stands for one tick of the sampler. Idle samples
- * are kept, on an `(idle)` frame, so the time-ordered view keeps the gaps between bursts of work.
+ * (the median gap between samples; 10 ms when there are no two samples apart), since each stands
+ * for one tick of the sampler. Idle samples are kept, on an `(idle)` frame, so the time-ordered view
+ * keeps the gaps between bursts of work.
  */
 import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
 import { sampleInterval } from './interval';
