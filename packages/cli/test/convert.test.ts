@@ -4,6 +4,7 @@
  * and the Performance panel's trace engine) and the speedscope app from its npm package, both in
  * headless Chromium — with the self and total shares `summarize` gives the trace.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { summarize } from '@jsprof/trace-tools';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { Shares, cpuProfileShares, expectCpuProfileInvariants, functionKey, schemaProblems, treeShares } from '../../trace-tools/test/profile-checks';
-import { jsprof, tempDir } from './helpers';
+import { BIN, jsprof, tempDir } from './helpers';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const SPEEDSCOPE_DIR = path.join(path.dirname(require.resolve('speedscope/package.json')), 'dist/release');
@@ -169,6 +170,15 @@ describe('inputs and output names', () => {
     const converted = JSON.parse(fs.readFileSync(path.join(dir, 'field.speedscope.json'), 'utf8'));
     expect(converted.name).toBe('field.json.gz');
     expect(converted.profiles[0].samples).toEqual(JSON.parse(jsprof(['convert', traceFile, '--to', 'speedscope', '-o', '-']).stdout).profiles[0].samples);
+  });
+
+  test('-o - into a reader that stops early ends quietly', () => {
+    const long = path.join(dir, 'long.json');
+    const samples = Array.from({ length: 20_000 }, (_, i) => ({ timestamp: i * 10, stackId: trace.samples[i % trace.samples.length].stackId }));
+    fs.writeFileSync(long, JSON.stringify({ ...trace, samples }));
+    const command = `set -o pipefail; ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} convert ${JSON.stringify(long)} --to speedscope -o - | head -c 10`;
+    const result = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, '{"$schema"', '']);
   });
 
   test('--help says where each format opens and what the default output is', () => {

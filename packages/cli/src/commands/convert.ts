@@ -9,7 +9,7 @@ const EXTENSIONS = { cpuprofile: '.cpuprofile', speedscope: '.speedscope.json' }
 type Format = keyof typeof EXTENSIONS;
 
 /** The input's name with `.gz` and `.json` taken off and the format's extension put on. */
-export function defaultOutput(input: string, format: Format): string {
+function defaultOutput(input: string, format: Format): string {
   const base = input.replace(/\.gz$/i, '').replace(/\.json$/i, '');
   return `${base}${EXTENSIONS[format]}`;
 }
@@ -17,7 +17,6 @@ export function defaultOutput(input: string, format: Format): string {
 const WRITE_ERRORS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
-  EISDIR: 'it is a directory',
   ENOTDIR: 'a part of the path is not a directory',
   ENOSPC: 'no space left on the device',
   EROFS: 'read-only file system',
@@ -30,12 +29,12 @@ const WRITE_ERRORS: Record<string, string> = {
 function writeOutput(out: string, text: string): void {
   try {
     const stat = fs.statSync(out, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    if (stat?.isDirectory()) throw new Error('it is a directory');
     if (stat && !stat.isFile()) fs.writeFileSync(out, text);
     else writeAtomic(stat ? fs.realpathSync(out) : out, text);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    throw new Error(`cannot write ${out}: ${WRITE_ERRORS[code ?? ''] ?? message}`);
+    throw new Error(`cannot write ${out}: ${(code && WRITE_ERRORS[code]) || message}`);
   }
 }
 
@@ -51,22 +50,31 @@ export function addConvertCommand(program: Command, _setExitCode: (code: number)
   program
     .command('convert')
     .description("Convert a trace to a Chrome DevTools CPU profile (.cpuprofile, V8's format) or a speedscope profile.")
-    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it)')
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it and traceReceiver stores it)')
     .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).makeOptionMandatory())
     .option('-o, --out <file>', 'where to write it ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .cpuprofile or .speedscope.json')
     .showHelpAfterError(false)
     .addHelpText(
       'after',
       `
-cpuprofile: load it in Chrome DevTools (Performance panel, "Load profile"), VS Code or any tool that
-  reads node --cpu-prof output. Idle samples sit on an (idle) node, as V8 puts them.
-speedscope: open it at https://www.speedscope.app or with \`npx speedscope file\`. Every sample weighs
-  the sampling interval (the median gap between samples); idle samples show as an (idle) frame.
-The output is written through a temporary file, so a failed run leaves no partial file.`,
+Formats:
+  cpuprofile  V8's CPU profile, as node --cpu-prof writes it: load it in Chrome DevTools
+              (Performance panel or JavaScript Profiler, "Load profile"). Idle samples are
+              on an (idle) node, as V8 puts them.
+  speedscope  open it at https://www.speedscope.app or with \`npx speedscope <file>\`. Every
+              sample weighs the sampling interval (the median gap between samples); idle
+              samples show as an (idle) frame.
+
+A file is written through a temporary file and a rename: a failed run leaves no partial file.`,
     )
     .action((input: string, opts: { to: Format; out?: string }) => {
       const text = convert(input, opts.to);
       if (opts.out === '-') {
+        // A reader that stops early (\`| head\`) is not an error.
+        process.stdout.once('error', (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);
+          process.exit(error.code === 'EPIPE' ? 0 : 1);
+        });
         process.stdout.write(text);
         return;
       }
