@@ -145,6 +145,11 @@ describe('toSpeedscope', () => {
     expect(toSpeedscope(sampledAt(5), { name: 'x' }).profiles[0]).toMatchObject({ weights: [10], startValue: 5, endValue: 15 });
   });
 
+  it('names an anonymous function without a line after its file alone', () => {
+    const trace: ProfilerTrace = { resources: ['https://example.com/app.js?v=2'], frames: [{ name: '', resourceId: 0 }], stacks: [{ frameId: 0 }], samples: [{ timestamp: 0, stackId: 0 }] };
+    expect(toSpeedscope(trace, { name: 'x' }).shared.frames).toEqual([{ name: '(anonymous app.js?v=2)', file: 'https://example.com/app.js?v=2' }]);
+  });
+
   it('leaves out the exporter when none is given', () => {
     expect(toSpeedscope(sampleTrace(), { name: 'x' })).not.toHaveProperty('exporter');
   });

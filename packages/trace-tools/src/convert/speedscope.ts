@@ -50,7 +50,8 @@ export interface SpeedscopeOptions {
 function frameOf(frame: ProfilerFrame, resources: string[]): SpeedscopeFrame {
   if (frame.resourceId === undefined) return { name: frame.name || '(anonymous)' };
   const file = resources[frame.resourceId];
-  const name = frame.name || `(anonymous ${file.split('/').pop()}:${frame.line})`;
+  const where = frame.line === undefined ? '' : `:${frame.line}`;
+  const name = frame.name || `(anonymous ${file.split('/').pop()}${where})`;
   return { name, file, line: frame.line, col: frame.column };
 }
 
