@@ -27,24 +27,44 @@ function originOf(url: string): string | null {
 }
 
 /**
- * Script URLs that were fetched in CORS mode (and so ran only if CORS passed): the document's
- * `<script crossorigin>` and module scripts, and whatever Resource Timing saw answered with a
- * visible status (an opaque, no-cors response has `responseStatus` 0: modules imported from
- * another origin are found this way, `importScripts` and plain `<script>` are not).
+ * Script URLs by how they were fetched. In CORS mode (so they ran only if CORS passed): the
+ * document's `<script crossorigin>` and module scripts, and whatever Resource Timing saw answered
+ * with a visible status (modules imported from another origin are found this way). Opaque (no-cors):
+ * the document's other `<script src>`, and Resource Timing's `responseStatus` 0 (JavaScriptCore has
+ * no `responseStatus`). `importScripts` fetches without CORS: its scripts never pass.
  */
-function corsScripts(realm: any): Set<string> {
-  const out = new Set<string>();
+function scriptFetches(realm: any): { cors: Set<string>; opaque: Set<string> } {
+  const cors = new Set<string>();
+  const opaque = new Set<string>();
   for (const script of Array.from(realm.document?.scripts ?? []) as any[]) {
-    if (script.src && (script.type === 'module' || script.hasAttribute('crossorigin'))) out.add(withoutCredentials(script.src));
+    if (!script.src) continue;
+    const passed = script.type === 'module' || script.hasAttribute('crossorigin');
+    (passed ? cors : opaque).add(withoutCredentials(script.src));
   }
   try {
     for (const entry of realm.performance?.getEntriesByType?.('resource') ?? []) {
-      if (entry.responseStatus > 0) out.add(withoutCredentials(entry.name));
+      if (entry.responseStatus > 0) cors.add(withoutCredentials(entry.name));
+      else if (entry.responseStatus === 0) opaque.add(withoutCredentials(entry.name));
     }
   } catch {
     // no Resource Timing: the DOM alone decides
   }
-  return out;
+  return { cors, opaque };
+}
+
+const QUERY_AND_FRAGMENT = /[?#][^]*$/;
+
+/**
+ * Whether the script at `url` was fetched in CORS mode. JavaScriptCore's stacks name scripts without
+ * their query and fragment: such a URL stands for every script at that path, and passes only if one
+ * of them was fetched with CORS and none of those seen was opaque.
+ */
+function passedCors(url: string, realm: any): boolean {
+  const { cors, opaque } = scriptFetches(realm);
+  if (cors.has(url)) return true;
+  if (QUERY_AND_FRAGMENT.test(url)) return false;
+  const atPath = (urls: Set<string>) => Array.from(urls).some((u) => u.replace(QUERY_AND_FRAGMENT, '') === url);
+  return atPath(cors) && !atPath(opaque);
 }
 
 /**
@@ -62,7 +82,7 @@ export function maskingResolver(mode: () => CrossOriginFrames, next: FrameResolv
     // A realm with no location (not a window or worker) has no origin to mask from.
     const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own);
     // Each raw frame resolves once per trace, so the document's scripts are read only for the few cross-origin ones.
-    if (!sameOrigin && !corsScripts(realm).has(url)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
+    if (!sameOrigin && !passedCors(url, realm)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
     const out: NamedFrame = { ...named, url };
     return out;
   };

@@ -24,8 +24,9 @@ test('user names and passwords never stay in a URL', () => {
   expect(withoutCredentials('https://app.example/a@b.js')).toBe('https://app.example/a@b.js');
 });
 
+const script = (src: string, attrs: Record<string, string> = {}) => ({ src, type: attrs.type ?? '', hasAttribute: (a: string) => a in attrs });
+
 test('same origin, blob: of the same origin and data: are kept; other origins only when fetched with CORS', () => {
-  const script = (src: string, attrs: Record<string, string> = {}) => ({ src, type: attrs.type ?? '', hasAttribute: (a: string) => a in attrs });
   withRealm(
     {
       location: { origin: 'https://app.example' },
@@ -47,6 +48,31 @@ test('same origin, blob: of the same origin and data: are kept; other origins on
       }
       mode = 'coalesce';
       expect(resolve(frame('https://cdn.example/plain.js'))).toEqual({ name: '(cross-origin)' });
+    },
+  );
+});
+
+test("a URL without its query (JavaScriptCore's stacks) passes if a script at that path was fetched with CORS and none was opaque", () => {
+  withRealm(
+    {
+      location: { origin: 'https://app.example' },
+      document: {
+        scripts: [
+          script('https://cdn.example/cors.js?v=1', { crossorigin: '' }),
+          script('https://cdn.example/mixed.js?v=1', { crossorigin: '' }),
+          script('https://cdn.example/mixed.js?v=2'),
+        ],
+      },
+      performance: { now: () => 0, getEntriesByType: () => [{ name: 'https://cdn.example/mod.js#x', responseStatus: 200 }, { name: 'https://cdn.example/mod.js?opaque', responseStatus: 0 }] },
+    },
+    () => {
+      const resolve = maskingResolver(() => 'drop');
+      expect(resolve(frame('https://cdn.example/cors.js'))?.url).toBe('https://cdn.example/cors.js');
+      // an opaque script at the same path could be the one the stack names
+      expect(resolve(frame('https://cdn.example/mixed.js'))).toBeNull();
+      expect(resolve(frame('https://cdn.example/mod.js'))).toBeNull();
+      // a URL with a query is matched exactly
+      expect(resolve(frame('https://cdn.example/cors.js?v=2'))).toBeNull();
     },
   );
 });
