@@ -1,0 +1,194 @@
+/**
+ * The classic-script build in the three engines (fixtures/browsers.js: Chromium, Firefox ESR, WebKitGTK's
+ * MiniBrowser), none of which gives a page without the document policy a native Profiler: a page and a
+ * dedicated worker sample inside a long task, with and without cross-origin isolation, and frames of a
+ * cross-origin script are masked unless it opted in with CORS (Firefox and WebKit show them in `stack`
+ * strings whatever the CORS mode, so only the runtime hides them).
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ProfilerTrace } from '../src';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
+import { expectValidTrace, stackNames } from './helpers';
+
+type EngineName = 'chromium' | 'firefox' | 'webkit';
+interface Page {
+  goto(url: string): Promise<void>;
+  evaluate(expression: string): Promise<any>;
+  close(): Promise<void>;
+}
+interface Browser {
+  name: EngineName;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+const { launchBrowser }: { launchBrowser: (name: EngineName) => Promise<Browser> } = require('../../../fixtures/browsers');
+
+/** A long task in instrumented code, as the transform writes it. */
+const APP = `${GLOBAL_PRELUDE_SOURCE}
+function step(i) { ${ENTRY_CHECK_SOURCE} let x = 0; for (let k = 0; k < 50; k++) x += Math.sqrt(i + k); return x; }
+function busy(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += step(t & 1023); } return t; } finally { ${CHECK_SOURCE} } }
+async function profileBusy(ms) {
+  const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+  // A sampler thread starts only once the page yields.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const start = performance.now();
+  busy(ms);
+  const end = performance.now();
+  const trace = await p.stop();
+  return { trace, start, end, polyfill: Profiler === jsprof.Profiler, mode: jsprof.samplerStats().mode, isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer === 'function' };
+}`;
+
+/** A busy function with checks, as a library on another origin would have after instrumentation. */
+const lib = (name: string) => `${GLOBAL_PRELUDE_SOURCE}
+function ${name}(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += Math.sqrt(t + 1); } return t; } finally { ${CHECK_SOURCE} } }`;
+
+const FILES: Record<string, string> = {
+  '/jsprof.global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
+  '/app.js': APP,
+  '/worker.js': `importScripts('/jsprof.global.js', '/app.js'); onmessage = async (e) => postMessage(await profileBusy(e.data));`,
+  '/': '<!doctype html><script src="/jsprof.global.js"></script><script src="/app.js"></script>',
+};
+const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
+  '/lib.js': { body: lib('libPlain'), cors: false },
+  '/cors-lib.js': { body: lib('libCors'), cors: true },
+};
+
+let server: http.Server;
+let origin: string;
+let other: http.Server;
+let otherOrigin: string;
+
+async function listen(handler: http.RequestListener): Promise<[http.Server, string]> {
+  const s = http.createServer(handler);
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return [s, `http://127.0.0.1:${(s.address() as AddressInfo).port}`];
+}
+
+beforeAll(async () => {
+  [server, origin] = await listen((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    const body = FILES[url.pathname];
+    if (body === undefined) return void res.writeHead(404).end();
+    const headers: Record<string, string> = { 'content-type': body.startsWith('<!doctype html>') ? 'text/html' : 'text/javascript' };
+    if (url.searchParams.has('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
+    res.writeHead(200, headers).end(body);
+  });
+  [other, otherOrigin] = await listen((req, res) => {
+    const file = OTHER_FILES[new URL(req.url!, 'http://x').pathname];
+    if (!file) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/javascript', ...(file.cors ? { 'access-control-allow-origin': '*' } : {}) }).end(file.body);
+  });
+  // The CORS library's URL has a query string: JavaScriptCore leaves it out of stack strings.
+  FILES['/masking'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script src="${otherOrigin}/lib.js"></script>
+    <script src="${otherOrigin}/cors-lib.js?v=1" crossorigin></script>
+    <script>${GLOBAL_PRELUDE_SOURCE}
+      function driver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
+    </script>`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await new Promise((resolve) => other?.close(resolve));
+});
+
+interface LongTask {
+  trace: ProfilerTrace;
+  start: number;
+  end: number;
+  polyfill: boolean;
+  mode: string;
+  isolated: boolean;
+  sharedMemory: boolean;
+}
+
+/** 300 ms in one long task at 10 ms: nearly every sample inside it has the stack of the busy code. */
+function expectSampledLongTask(result: LongTask) {
+  expect(result.polyfill).toBe(true);
+  expect(result.mode).toBe(result.sharedMemory ? 'thread' : 'count-down');
+  const { trace } = result;
+  expectValidTrace(trace);
+  const during = trace.samples.filter((s) => s.timestamp >= result.start && s.timestamp <= result.end);
+  const withStack = during.filter((s) => s.stackId !== undefined);
+  expect(during.length).toBeGreaterThan(10);
+  expect(withStack.length / during.length).toBeGreaterThanOrEqual(0.9);
+  // The first may fall due before busy() starts and be taken at its entry check, charged to its caller.
+  const leaves = withStack.slice(1).map((s) => stackNames(trace, s.stackId).pop());
+  expect(leaves.every((name) => name === 'busy' || name === 'step')).toBe(true);
+  expect(trace.resources).toEqual([`${origin}/app.js`]);
+}
+
+describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser(engine);
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function inPage(pathname: string, expression: string): Promise<any> {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${origin}${pathname}`);
+      return await page.evaluate(expression);
+    } finally {
+      await page.close();
+    }
+  }
+
+  // SharedArrayBuffer exists only in a cross-origin isolated page, and never in WebKitGTK.
+  const sharedMemory = (isolated: boolean) => isolated && engine !== 'webkit';
+
+  describe.each([
+    ['not cross-origin isolated', '/', false],
+    ['cross-origin isolated', '/?isolated', true],
+  ])('a page %s', (_label, pathname, isolated) => {
+    test('the polyfill samples inside a long task', async () => {
+      const result: LongTask = await inPage(pathname, 'profileBusy(300)');
+      expect(result.isolated).toBe(isolated);
+      expect(result.sharedMemory).toBe(sharedMemory(isolated));
+      expectSampledLongTask(result);
+    });
+
+    test('a dedicated worker loading the classic script samples too', async () => {
+      // The worker's script is served as the page is (an isolated page's worker must be isolated too).
+      const result: LongTask = await inPage(
+        pathname,
+        `new Promise((resolve) => { const w = new Worker('/worker.js' + location.search); w.onmessage = (e) => resolve(e.data); w.onerror = () => resolve({ error: 'worker failed' }); w.postMessage(300); })`,
+      );
+      expect(result.isolated).toBe(isolated);
+      expect(result.sharedMemory).toBe(sharedMemory(isolated));
+      expectSampledLongTask(result);
+    });
+  });
+
+  test('a classic script from another origin is masked without crossorigin, kept with it and CORS', async () => {
+    const result = await inPage(
+      '/masking',
+      `(async () => {
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        driver(150);
+        const trace = await p.stop();
+        return { trace };
+      })()`,
+    );
+    const trace: ProfilerTrace = result.trace;
+    expectValidTrace(trace);
+    expect(trace.resources).toContain(`${origin}/masking`);
+    expect(trace.resources.some((url) => url.startsWith(`${otherOrigin}/cors-lib.js`))).toBe(true);
+    expect(trace.resources).not.toContain(`${otherOrigin}/lib.js`);
+    const names = trace.frames.map((f) => f.name);
+    expect(names).toContain('libCors');
+    expect(names).not.toContain('libPlain');
+    // the masked library's time is charged to its caller
+    const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
+    expect(stacks.filter((s) => s.endsWith('driver')).length).toBeGreaterThan(5);
+    expect(stacks.filter((s) => s.endsWith('driver>libCors')).length).toBeGreaterThan(5);
+  });
+});
