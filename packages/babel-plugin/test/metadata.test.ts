@@ -159,12 +159,13 @@ describe('hand-checked names and starts', () => {
     expect(functions.map((f) => [f.name, f.column])).toEqual([['A', 9]]);
   });
 
-  test('records carry the body start and whether the function got checks', () => {
-    const source = 'function small() { return 1; }\nconst big = () => { a(); b(); };\n';
+  test('records carry the body start, whether the function got checks, and the ECMAScript name Chromium\'s Profiler gives', () => {
+    const source = 'function small() { return 1; }\nconst big = () => { a(); b(); };\nobj.run = function () {};\n';
     const functions = instrument(source, { threshold: 2 }).jsprof.functions;
     expect(functions).toEqual([
-      { start: 0, end: 30, bodyStart: 17, name: 'small', line: 1, column: 15, instrumented: false },
-      { start: 43, end: 62, bodyStart: 49, name: 'big', line: 2, column: 13, instrumented: true },
+      { start: 0, end: 30, bodyStart: 17, name: 'small', ecmaName: 'small', line: 1, column: 15, instrumented: false },
+      { start: 43, end: 62, bodyStart: 49, name: 'big', ecmaName: 'big', line: 2, column: 13, instrumented: true },
+      { start: 74, end: 88, bodyStart: 86, name: 'obj.run', ecmaName: '', line: 3, column: 20, instrumented: false },
     ]);
   });
 

@@ -13,6 +13,7 @@
  * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
  */
 import { normalizeOptions } from '@jsprof/policy';
+import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 
 export interface JsprofPluginOptions {
   threshold?: number;
@@ -46,6 +47,16 @@ export class JsprofWebpackPlugin {
       exclude,
       enforce: 'post',
       use: [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }],
+    });
+    // Function tables of the scripts as they will run: after minification and content hashing.
+    const { Compilation, sources } = compiler.webpack;
+    compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
+      compilation.hooks.processAssets.tap({ name: 'JsprofWebpackPlugin', stage: Compilation.PROCESS_ASSETS_STAGE_ANALYSE }, (assets: Record<string, any>) => {
+        for (const [name, asset] of Object.entries(assets)) {
+          const table = SCRIPT_OUTPUT.test(name) ? functionTableFor(name, asset.source().toString()) : null;
+          if (table) compilation.emitAsset(table[0], new sources.RawSource(table[1]));
+        }
+      });
     });
   }
 }

@@ -3,12 +3,16 @@
  * build's own transforms (`enforce: 'post'`: TypeScript and JSX are already JavaScript in vite and
  * rollup), instruments each module with the policy every front end shares, and returns the edit's
  * source map for the bundler to chain. esbuild hands plugins the files as loaded, before its own
- * transforms, so there only JavaScript files are instrumented by default.
+ * transforms, so there only JavaScript files are instrumented by default. Each script the build
+ * writes gets its function table beside it.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { createUnplugin } from 'unplugin';
 import { instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './index';
+import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 
 const SCRIPTS = /\.[cm]?[jt]sx?$/;
 const JAVASCRIPT = /\.[cm]?js$/;
@@ -27,5 +31,28 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
       const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });
       return result.changed ? { code: result.code, map: result.map } : null;
     },
+    // Function tables describe the scripts as they will run: after minification, from the final output.
+    rollup: { generateBundle: emitFunctionTables },
+    vite: { generateBundle: emitFunctionTables },
+    esbuild: {
+      setup(build) {
+        build.initialOptions.metafile = true;
+        build.onEnd((result) => {
+          if (!result.metafile || build.initialOptions.write === false) return;
+          const cwd = build.initialOptions.absWorkingDir ?? process.cwd();
+          for (const output of Object.keys(result.metafile.outputs).filter((f) => SCRIPT_OUTPUT.test(f))) {
+            const table = functionTableFor(path.resolve(cwd, output), fs.readFileSync(path.resolve(cwd, output), 'utf8'));
+            if (table) fs.writeFileSync(...table);
+          }
+        });
+      },
+    },
   };
 });
+
+function emitFunctionTables(this: { emitFile(file: { type: 'asset'; fileName: string; source: string }): string }, _: unknown, bundle: Record<string, any>) {
+  for (const chunk of Object.values(bundle)) {
+    const table = chunk.type === 'chunk' && SCRIPT_OUTPUT.test(chunk.fileName) ? functionTableFor(chunk.fileName, chunk.code) : null;
+    if (table) this.emitFile({ type: 'asset', fileName: table[0], source: table[1] });
+  }
+}

@@ -100,6 +100,16 @@ function appFrames(trace: ProfilerTrace, bundler: string): Map<string, string> {
   return frames;
 }
 
+/** "line:column" → name of the frames in the build's own scripts, as the traces give them (no source maps). */
+function bundleFrames(trace: ProfilerTrace): Map<string, string> {
+  const frames = new Map<string, string>();
+  for (const f of trace.frames) {
+    const url = f.resourceId === undefined ? '' : trace.resources[f.resourceId];
+    if (url.startsWith(origin) && !url.endsWith('/jsprof.global.js') && !url.endsWith('.html')) frames.set(`${url.slice(origin.length)}:${f.line}:${f.column}`, f.name);
+  }
+  return frames;
+}
+
 function busyShare(trace: ProfilerTrace, start: number, end: number): { samples: number; withStack: number } {
   const busy = trace.samples.filter((s) => s.timestamp > start + 10 && s.timestamp < end - 10);
   return { samples: busy.length, withStack: busy.filter((s) => s.stackId !== undefined).length };
@@ -126,6 +136,15 @@ describe.each(BUNDLERS)('%s', (bundler) => {
     expect(common).toEqual(expect.arrayContaining(seen as string[]));
     for (const name of common) expect(`${name} ${ours.get(name)}`).toBe(`${name} ${native.get(name)}`);
     expect(ours.get('html')).toBe('format.js:13:7');
+
+    // Before any source map: with the build's function tables, jsprof names and places the bundle's
+    // frames as Chromium does (V8's start of each function, in the minified code). Each profiler may
+    // also see a function the other's samples missed.
+    const nativeRaw = bundleFrames(both.native);
+    const oursRaw = bundleFrames(both.ours);
+    const samePlace = [...nativeRaw.keys()].filter((at) => oursRaw.has(at));
+    expect(samePlace.length).toBeGreaterThanOrEqual((seen as string[]).length);
+    for (const at of samePlace) expect(`${at} ${oursRaw.get(at)}`).toBe(`${at} ${nativeRaw.get(at)}`);
 
     // jsprof keeps a stack in nearly every sample of the busy task; Chromium lost 10–30% in the runs measured.
     const kept = busyShare(both.ours, both.start, both.end);

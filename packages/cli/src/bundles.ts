@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { JsSyntaxError, instrument, parseJs } from '@jsprof/estree-instrument';
+import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError } from '@jsprof/policy';
 import { writeAtomic } from './files';
 
@@ -20,6 +20,8 @@ export interface BundleOptions {
   exits: boolean;
   /** Write a source map even for files that had none. */
   sourceMap: boolean;
+  /** Write each output's function table beside it (`<file>.jsprof.json`), for browsers' runtimes. */
+  functionTable: boolean;
   json: boolean;
 }
 
@@ -152,7 +154,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   let result;
   try {
     result = instrument(
-      { code, program, filename: path.basename(file), inputSourceMap: input?.map, sourceMap: !!input || options.sourceMap },
+      { code, program, filename: path.basename(file), inputSourceMap: input?.map, sourceMap: !!input || options.sourceMap, functionTable: options.functionTable },
       { threshold: options.threshold, loops: options.loops, exits: options.exits, runtime: 'global' },
     );
   } catch (error) {
@@ -175,8 +177,11 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
       files.push([mapFile, JSON.stringify(map)]);
     }
   }
-  // An unchanged file is not rewritten in place (its text is the input's, and it has no new map).
-  if (result.changed || output !== file) files.unshift([output, text]);
+  // An unchanged file is not rewritten in place (its text is the input's, and it has no new map), nor its table.
+  const rewrite = result.changed || output !== file;
+  if (rewrite) files.unshift([output, text]);
+  const tableFile = output + FUNCTION_TABLE_SUFFIX;
+  if (result.table && (rewrite || !fs.existsSync(tableFile))) files.push([tableFile, JSON.stringify(result.table)]);
 
   try {
     for (const [target, content] of files) writeAtomic(target, content);

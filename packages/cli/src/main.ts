@@ -68,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--loops', 'also check at every loop back-edge of instrumented functions')
     .option('--no-exits', 'do not check when instrumented functions return')
     .option('--source-map', 'write a source map even for files that have none (files with one always get a chained map)')
+    .option('--no-function-table', 'do not write <file>.jsprof.json beside each output (the table of its functions, which browsers\' runtimes fetch when a profiler stops, to name and place frames as Chromium does)')
     .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}]} to stdout')
     .addHelpText(
       'after',
@@ -81,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
         loops: !!opts.loops,
         exits: opts.exits !== false,
         sourceMap: !!opts.sourceMap,
+        functionTable: opts.functionTable !== false,
         json: !!opts.json,
       });
     });

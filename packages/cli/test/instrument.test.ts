@@ -129,6 +129,21 @@ describe('jsprof instrument on popular dist files', () => {
     expect(fs.readFileSync(path.join(dir, 'acorn.js'), 'utf8').trimEnd().endsWith('//# sourceMappingURL=acorn.js.map')).toBe(true);
   });
 
+  test("each output gets its function table beside it (V8's starts and names, as the runtime reads them), unless --no-function-table", () => {
+    for (const { file } of LIBRARIES) {
+      const table = JSON.parse(fs.readFileSync(path.join(out, `${path.basename(file)}.jsprof.json`), 'utf8'));
+      expect(table.version).toBe(1);
+      expect(table.functions.length).toBe(report.files.find((f: any) => f.file.endsWith(path.basename(file))).functions);
+    }
+    const acorn = JSON.parse(fs.readFileSync(path.join(out, 'acorn.js.jsprof.json'), 'utf8'));
+    const lines = fs.readFileSync(path.join(out, 'acorn.js'), 'utf8').split('\n');
+    const parseEntry = acorn.functions.find((f: any) => f[0] === 'parse');
+    expect(lines[parseEntry[7] - 1].slice(parseEntry[8] - 1)).toMatch(/^\(input, options\)/); // V8's start: the `(`
+    const dir = tempDir();
+    expect(jsprof(['instrument', path.join(src, 'acorn.js'), '--out-dir', dir, '--no-function-table']).status).toBe(0);
+    expect(fs.readdirSync(dir)).toEqual(['acorn.js']);
+  });
+
   test('an inline source map is chained inline', () => {
     const dir = tempDir();
     const ts = 'export function greet(name: string): string {\n  const parts: string[] = [];\n  parts.push("hi", name);\n  return parts.join(" ");\n}\n';
@@ -145,7 +160,7 @@ describe('jsprof instrument on popular dist files', () => {
     const line = out.split('\n').findIndex((l) => l.includes('function greet('));
     const column = out.split('\n')[line].indexOf('greet(');
     expect(originalPositionFor(map, { line: line + 1, column })).toMatchObject({ source: 'greet.ts', line: 1 });
-    expect(fs.readdirSync(dir)).toEqual(['greet.js']);
+    expect(fs.readdirSync(dir)).toEqual(['greet.js', 'greet.js.jsprof.json']);
   });
 
   test('instrumenting the output again changes nothing, in place', () => {
@@ -200,7 +215,7 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(run.status).toBe(1);
     expect(fs.readFileSync(path.join(dir, 'bad.js'), 'utf8')).toBe(bad);
     expect(fs.readFileSync(path.join(dir, 'good.js'), 'utf8')).toContain('__jsprof$s(1)');
-    expect(fs.readdirSync(dir).sort()).toEqual(['bad.js', 'good.js']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['bad.js', 'good.js', 'good.js.jsprof.json']);
   });
 
   test('a missing file, a place that cannot be written and a wrong usage get one clear line each', () => {

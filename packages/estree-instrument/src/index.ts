@@ -10,6 +10,8 @@
  * prelude after the program's directives.
  */
 import MagicString from 'magic-string';
+import { OutputOffsets, outputOffsets } from './offsets';
+import { JsSyntaxError, parseJs } from './parse';
 import {
   CHECK_SOURCE,
   ENTRY_CHECK_SOURCE,
@@ -19,6 +21,7 @@ import {
   PolicyOptions,
   countFunctionBody,
   countStatement,
+  ecmaScriptName,
   functionName,
   importPreludeSource,
   isFunctionNode,
@@ -43,6 +46,8 @@ export interface InstrumentInput {
   inputSourceMap?: any;
   /** Whether to make a source map (default true); making one is most of the time spent on a large file. */
   sourceMap?: boolean;
+  /** Whether to make the output's function table (see `functionTable`). */
+  functionTable?: boolean;
 }
 
 export interface InstrumentResult {
@@ -51,6 +56,8 @@ export interface InstrumentResult {
   map: any | null;
   /** Every function of the file, sorted by start, in the coordinates of `code`. */
   functions: FunctionRecord[];
+  /** The output's function table, when asked for. */
+  table: FunctionTable | null;
   stats: { functions: number; instrumented: number };
   changed: boolean;
 }
@@ -107,13 +114,17 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   visit(program, null);
   records.sort((a, b) => a.start - b.start);
 
-  const result = (changed: boolean): InstrumentResult => ({
-    code: changed ? s.toString() : code,
-    map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
-    functions: records,
-    stats: { functions: records.length, instrumented: changed ? found.length : 0 },
-    changed,
-  });
+  const result = (changed: boolean): InstrumentResult => {
+    const out = changed ? s.toString() : code;
+    return {
+      code: out,
+      map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
+      functions: records,
+      table: input.functionTable ? outputTable(records, code, out, changed ? s : null) : null,
+      stats: { functions: records.length, instrumented: changed ? found.length : 0 },
+      changed,
+    };
+  };
   if (found.length === 0) return result(false);
 
   for (const f of found) instrumentFunction(s, code, f, options);
@@ -164,6 +175,7 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
     end: node.end,
     bodyStart: Array.isArray(node.body) ? node.start : (node.body?.start ?? node.end),
     name: functionName(node, ancestors),
+    ecmaName: ecmaScriptName(node, ancestors),
     line,
     column,
     instrumented,
@@ -315,4 +327,54 @@ function chain(map: any, input: any): any {
   return { ...remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null) };
 }
 
-export { parseJs, JsSyntaxError } from './parse';
+export { parseJs, JsSyntaxError };
+
+/**
+ * The function table of a script as it will run (`<script>.jsprof.json` beside it; see
+ * @jsprof/runtime's function-tables.ts): every function's start, body start and end, V8's start
+ * and ECMAScript name (Chromium's Profiler reports no inferred names), 1-based, sorted by start.
+ * Browsers' runtimes name and place frames with it.
+ */
+export interface FunctionTable {
+  version: 1;
+  functions: Array<[name: string, line: number, column: number, bodyLine: number, bodyColumn: number, endLine: number, endColumn: number, v8Line: number, v8Column: number]>;
+}
+
+export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
+
+export function functionTable(code: string, program: Node): FunctionTable {
+  const { functions } = instrument({ code, program, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER });
+  return tableOf(functions, new LineIndex(code), UNCHANGED);
+}
+
+const UNCHANGED: OutputOffsets = { at: (offset) => offset, end: (offset) => offset };
+
+function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffsets, v8Offset?: (f: FunctionRecord) => number): FunctionTable {
+  const entries: FunctionTable['functions'] = functions.map((f) => {
+    const start = lines.position(to.at(f.start));
+    const body = lines.position(to.end(f.bodyStart)); // text inserted at the body's start is in the body
+    const end = lines.position(to.end(f.end));
+    const v8 = v8Offset ? lines.position(to.at(v8Offset(f))) : f;
+    return [f.ecmaName, start.line, start.column, body.line, body.column, end.line, end.column, v8.line, v8.column];
+  });
+  // Moved function declarations keep their order among themselves, not with the rest: sort by start.
+  return { version: 1, functions: entries.sort((a, b) => a[1] - b[1] || a[2] - b[2]) };
+}
+
+/**
+ * The function table of the instrumented output, from the input's records: positions are carried
+ * through the edits (insertions and moves only; a function's end takes the text appended to it, its
+ * exit check) and checked on the output's characters; where that does not hold, the output is parsed
+ * again. The prelude's own functions are left out: they never run under a profiler.
+ */
+function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null): FunctionTable {
+  if (!s) return tableOf(records, new LineIndex(code), UNCHANGED);
+  const inputLines = new LineIndex(code);
+  const v8Offset = (f: FunctionRecord) => inputLines.offset(f.line, f.column);
+  const to = outputOffsets(s);
+  const carried = (offset: number) => to !== null && out.charCodeAt(to.at(offset)) === code.charCodeAt(offset);
+  if (records.every((f) => carried(f.start) && carried(f.bodyStart) && carried(f.end - 1) && carried(v8Offset(f)))) {
+    return tableOf(records, new LineIndex(out), to!, v8Offset);
+  }
+  return functionTable(out, parseJs(out));
+}

@@ -21,6 +21,8 @@ export interface FunctionRecord {
   /** Offset where its body starts: everything before is its head. */
   bodyStart: number;
   name: string;
+  /** Its ECMAScript name alone (`''` for `a.b = function () {}`), as Chromium's Profiler names it. */
+  ecmaName: string;
   /** 1-based line and column of the start V8 records. */
   line: number;
   column: number;
@@ -147,8 +149,11 @@ function contextualName(node: Node, ancestors: Node[]): string {
   }
 }
 
-/** The ECMAScript `name` of a function or class (the class name for a constructor). */
-function ownName(fn: Node, ancestors: Node[]): string {
+/**
+ * The ECMAScript `name` of a function or class (the class name for a constructor): what Chromium's
+ * Profiler reports, where V8's own profiler (`node --cpu-prof`) reports `functionName`'s inferred names.
+ */
+export function ecmaScriptName(fn: Node, ancestors: Node[]): string {
   const method = methodOf(fn, ancestors[0]);
   if (method) {
     if (method.kind === 'constructor') {
@@ -248,7 +253,7 @@ function isFunctionLike(node: Node): boolean {
  * function's parent is the MethodDefinition/Property).
  */
 export function functionName(fn: Node, ancestors: Node[]): string {
-  const own = ownName(fn, ancestors);
+  const own = ecmaScriptName(fn, ancestors);
   if (own) return own;
   const method = methodOf(fn, ancestors[0]);
   if (method && method.kind === 'constructor') return '';

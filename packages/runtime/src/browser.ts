@@ -2,13 +2,16 @@
  * The runtime in browsers (`@jsprof/runtime/browser`, and the classic script): where the page or
  * worker is cross-origin isolated (SharedArrayBuffer exists), a dedicated Worker made from a Blob
  * samples as a thread; elsewhere, or where a Content-Security-Policy forbids it, the count-down does.
- * Sampling pauses while the page is hidden. Frames of cross-origin scripts are masked (origins.ts).
+ * Sampling pauses while the page is hidden. Frames of cross-origin scripts are masked (origins.ts);
+ * the others are named from their scripts' function tables where there are some (function-tables.ts).
  */
 import { getEngine } from './hook';
 import type { Ticker } from './engine';
 import { TICKER_LOOP, startTicker } from './ticker';
 import { CrossOriginFrames, maskingResolver } from './origins';
-import type { FrameResolver } from './trace';
+import { FrameResolver, defaultResolver } from './trace';
+import type { RawFrame } from './capture';
+import { functionTableResolver, loadFunctionTables } from './function-tables';
 
 export * from './index';
 export type { CrossOriginFrames } from './origins';
@@ -34,8 +37,19 @@ function startBrowserTicker(counter: Int32Array): Ticker | null {
   });
 }
 
+const visible = maskingResolver(() => 'drop');
+
+/** The function tables of the scripts these frames are in, for those the page may see (not its own document's inline scripts). */
+function loadTablesFor(frames: RawFrame[]): Promise<void> {
+  const page = (globalThis as any).location?.href?.replace(/#.*$/, '');
+  const urls = new Set<string>();
+  for (const frame of frames) if (frame.url && frame.url !== page && !urls.has(frame.url) && visible(frame)) urls.add(frame.url);
+  return loadFunctionTables(urls);
+}
+
 getEngine().platform.startTicker = startBrowserTicker;
-getEngine().resolver = maskingResolver(() => crossOrigin);
+getEngine().resolver = maskingResolver(() => crossOrigin, functionTableResolver(defaultResolver));
+getEngine().prepareFrames = loadTablesFor;
 
 /** Sets how frames are named and placed; frames of cross-origin scripts stay masked whatever it says. */
 export function setFrameResolver(resolver: FrameResolver): void {

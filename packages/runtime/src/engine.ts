@@ -13,8 +13,8 @@
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
  * only fires when no JavaScript is running.
  */
-import { captureStack } from './capture';
-import { FrameResolver, HeldSample, StackStore, buildTrace, defaultResolver, ProfilerTrace } from './trace';
+import { RawFrame, captureStack } from './capture';
+import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaultResolver, ProfilerTrace } from './trace';
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
@@ -93,6 +93,8 @@ export class Engine {
   private armedZeroes = 0;
   private rate = 0;
   resolver: FrameResolver = defaultResolver;
+  /** Loads what the resolver needs for these frames before a trace is built (see stopAsync). */
+  prepareFrames?: (frames: RawFrame[]) => Promise<void>;
   /** Samples recorded and ticks that fell due, for the benchmark's "taken vs due". */
   readonly stats = { ticks: 0, withStack: 0 };
 
@@ -155,14 +157,31 @@ export class Engine {
   }
 
   stop(session: Session, resolver: FrameResolver = this.resolver): ProfilerTrace {
+    const stacks = this.detach(session);
+    return this.guard(() => buildTrace(session.samples, stacks, resolver));
+  }
+
+  /**
+   * Stops a session at once; its trace is built once `prepareFrames` (loading what names the frames,
+   * such as scripts' function tables in a browser) has settled.
+   */
+  async stopAsync(session: Session): Promise<ProfilerTrace> {
+    const stacks = this.detach(session);
+    try {
+      await this.prepareFrames?.(stacks.frames);
+    } catch {
+      // frames are named without what could not be loaded
+    }
+    return this.guard(() => buildTrace(session.samples, stacks, this.resolver));
+  }
+
+  private detach(session: Session): StoredStacks {
     this.sessions.delete(session);
     this.held.delete(session);
     if (this.sessions.size === 0) this.quiesceSampling();
-    try {
-      return this.guard(() => buildTrace(session.samples, this.store, resolver));
-    } finally {
-      if (this.held.size === 0) this.store.clear();
-    }
+    const stacks: StoredStacks = { frames: this.store.frames, stacks: this.store.stacks };
+    if (this.held.size === 0) this.store.clear();
+    return stacks;
   }
 
   /**

@@ -103,11 +103,7 @@ export class Profiler extends EventTargetBase {
       return Promise.reject(domException('Profiler already stopped.', 'InvalidStateError'));
     }
     this.#stopped = true;
-    try {
-      return Promise.resolve(this.#engine.stop(this.#session));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.#engine.stopAsync(this.#session);
   }
 
   /** The trace at once, for tools that must write it in a process 'exit' handler. */

@@ -48,10 +48,10 @@ export const defaultResolver: FrameResolver = (frame) => {
  */
 export class StackStore {
   private frameIds = new Map<string, number>();
-  readonly frames: RawFrame[] = [];
+  frames: RawFrame[] = [];
   private stackIds = new Map<string, number>();
   /** stack id → [parent stack id or -1, frame id] */
-  readonly stacks: number[] = [];
+  stacks: number[] = [];
   /**
    * The last stack added, outermost first, and the stack id at each depth: consecutive samples
    * mostly share their outer frames, which are then matched field by field instead of by key.
@@ -59,11 +59,12 @@ export class StackStore {
   private lastFrames: RawFrame[] = [];
   private lastIds: number[] = [];
 
+  /** Starts afresh; arrays handed out before (a stopped profiler's `StoredStacks`) stay as they were. */
   clear() {
     this.frameIds.clear();
-    this.frames.length = 0;
+    this.frames = [];
     this.stackIds.clear();
-    this.stacks.length = 0;
+    this.stacks = [];
     this.lastFrames = [];
     this.lastIds = [];
   }
@@ -129,8 +130,11 @@ export interface HeldSample {
   stack: number;
 }
 
+/** What a trace is built from: a StackStore's frames and stacks as they were when its profiler stopped. */
+export type StoredStacks = Pick<StackStore, 'frames' | 'stacks'>;
+
 /** Builds a spec trace: resources, frames and stacks deduplicated, stacks parent-first. */
-export function buildTrace(samples: HeldSample[], store: StackStore, resolve: FrameResolver): ProfilerTrace {
+export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: FrameResolver): ProfilerTrace {
   const trace: ProfilerTrace = { resources: [], frames: [], stacks: [], samples: [] };
   const resourceIds = new Map<string, number>();
   const frameIds = new Map<string, number>();

@@ -1,0 +1,79 @@
+/**
+ * Function tables: `<script>.jsprof.json`, written beside a script by `jsprof instrument` and the
+ * bundler plugins, lists where each of its functions starts, where its body starts and where it
+ * ends, where V8 places it and its name. With it the runtime names and places frames the same way in
+ * every engine: V8's call sites give a position in the function's head (the `function` keyword),
+ * SpiderMonkey's and JavaScriptCore's stacks the position of a call inside its body; either way the
+ * frame becomes the function, at the start native Chromium reports. Tables are fetched when a
+ * profiler stops, for the scripts its frames are in; without one, a frame keeps its position.
+ */
+import type { RawFrame } from './capture';
+import type { FrameResolver } from './trace';
+
+/** [name, start line, start column, body line, body column, end line, end column, V8 line, V8 column]; 1-based, sorted by start. */
+export type TableEntry = [string, number, number, number, number, number, number, number, number];
+
+export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
+const FETCH_TIMEOUT_MS = 3000;
+
+const tables = new Map<string, TableEntry[] | null>();
+
+/** Where the table of the script at `url` is, if it can have one. */
+export function functionTableUrl(url: string): string | null {
+  return /^https?:/.test(url) ? url.replace(/[?#].*$/, '') + FUNCTION_TABLE_SUFFIX : null;
+}
+
+function asTable(value: any): TableEntry[] | null {
+  const entries = value?.version === 1 && Array.isArray(value.functions) ? value.functions : null;
+  const valid = (e: any) => Array.isArray(e) && e.length === 9 && typeof e[0] === 'string' && e.slice(1).every((n: unknown) => typeof n === 'number');
+  return entries && entries.every(valid) ? entries : null;
+}
+
+/** Fetches the tables of these scripts that are not loaded yet; gives up on any after a few seconds. */
+export async function loadFunctionTables(urls: Iterable<string>): Promise<void> {
+  const wanted = [...new Set(urls)].filter((url) => !tables.has(url) && functionTableUrl(url));
+  if (wanted.length === 0 || typeof fetch !== 'function') return;
+  const abort = typeof AbortController === 'function' ? new AbortController() : undefined;
+  const timer = setTimeout(() => abort?.abort(), FETCH_TIMEOUT_MS);
+  await Promise.all(
+    wanted.map(async (url) => {
+      let table: TableEntry[] | null = null;
+      try {
+        const response = await fetch(functionTableUrl(url)!, { signal: abort?.signal, credentials: 'same-origin' });
+        if (response.ok) table = asTable(await response.json());
+      } catch {
+        // no table: the frames of this script keep their positions
+      }
+      tables.set(url, table);
+    }),
+  );
+  clearTimeout(timer);
+}
+
+function before(line: number, column: number, entryLine: number, entryColumn: number): boolean {
+  return line < entryLine || (line === entryLine && column < entryColumn);
+}
+
+/** The function whose head holds the frame's position, or else the innermost one holding its call. */
+export function functionOf(table: TableEntry[], frame: Pick<RawFrame, 'line' | 'column' | 'callLine' | 'callColumn'>): TableEntry | undefined {
+  let head: TableEntry | undefined;
+  let innermost: TableEntry | undefined;
+  for (const e of table) {
+    const afterStart = !before(frame.line, frame.column, e[1], e[2]);
+    const callAfterStart = !before(frame.callLine, frame.callColumn, e[1], e[2]);
+    if (!afterStart && !callAfterStart) break;
+    if (afterStart && before(frame.line, frame.column, e[3], e[4])) head = e;
+    if (callAfterStart && before(frame.callLine, frame.callColumn, e[5], e[6])) innermost = e;
+  }
+  return head ?? innermost;
+}
+
+/** Names and places frames of scripts with a loaded table as their functions; others go to `next`. */
+export function functionTableResolver(next: FrameResolver): FrameResolver {
+  return (frame) => {
+    const named = next(frame);
+    const table = frame.url ? tables.get(frame.url) : undefined;
+    const fn = named && table && functionOf(table, frame);
+    return fn ? { ...named, name: fn[0], line: fn[7], column: fn[8] } : named;
+  };
+}

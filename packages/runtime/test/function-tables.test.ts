@@ -1,0 +1,86 @@
+/** Function tables: frames of any engine become their function, at V8's start (real tables, from estree-instrument). */
+import { functionTable, parseJs } from '@jsprof/estree-instrument';
+import type { RawFrame } from '../src/capture';
+import { TableEntry, functionOf, functionTableResolver, functionTableUrl, loadFunctionTables } from '../src/function-tables';
+import { defaultResolver } from '../src/trace';
+
+const CODE = [
+  'function outer(a) {',
+  '  const inner = (b) => work(b);', //   inner: `(` at 2:17, its call of work at 2:26
+  '  return inner(a) + 1;', //           the call of inner at 3:10
+  '}',
+  'const obj = {};',
+  'obj.assigned = function (c) { return work(c); };', // Chromium's Profiler names this ''
+].join('\n');
+
+const frame = (url: string, line: number, column: number, callLine = line, callColumn = column): RawFrame => ({ url, name: 'engine-name', line, column, callLine, callColumn, native: false });
+
+let fetched: string[];
+beforeAll(async () => {
+  fetched = [];
+  const responses: Record<string, () => Promise<Response>> = {
+    'https://app.example/app.js.jsprof.json': async () => new Response(JSON.stringify(functionTable(CODE, parseJs(CODE)))),
+    'https://app.example/broken.js.jsprof.json': async () => new Response('{"version":1,"functions":[["f",1]]}'),
+  };
+  (globalThis as any).fetch = async (url: string) => {
+    fetched.push(url);
+    return (responses[url] ?? (async () => new Response('not found', { status: 404 })))();
+  };
+  await loadFunctionTables(['https://app.example/app.js?v=2', 'https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js', 'data:text/javascript,1']);
+});
+afterAll(() => delete (globalThis as any).fetch);
+
+test('a table is fetched once per script, beside it, without its query', () => {
+  expect(functionTableUrl('https://app.example/app.js?v=2#x')).toBe('https://app.example/app.js.jsprof.json');
+  expect(functionTableUrl('data:text/javascript,1')).toBeNull();
+  expect(fetched.sort()).toEqual(['https://app.example/app.js.jsprof.json', 'https://app.example/broken.js.jsprof.json', 'https://app.example/none.js.jsprof.json']);
+});
+
+test("V8's head positions and other engines' call sites name the same function, at V8's start", () => {
+  const resolve = functionTableResolver(defaultResolver);
+  const url = 'https://app.example/app.js?v=2';
+  // V8: CallSite's enclosing position is the `function` keyword; the call is inside.
+  expect(resolve(frame(url, 1, 1, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15 });
+  // SpiderMonkey / JavaScriptCore: only the call site (inside outer's body, outside inner).
+  expect(resolve(frame(url, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15 });
+  // A call inside the arrow belongs to the arrow, the innermost function holding it.
+  expect(resolve(frame(url, 2, 26))).toEqual({ name: 'inner', url, line: 2, column: 17 });
+  expect(resolve(frame(url, 6, 38))).toEqual({ name: '', url, line: 6, column: 25 });
+});
+
+test('frames of scripts without a usable table, and top-level code, keep their positions', () => {
+  const resolve = functionTableResolver(defaultResolver);
+  for (const url of ['https://app.example/broken.js', 'https://app.example/none.js']) expect(resolve(frame(url, 3, 10))).toEqual({ name: 'engine-name', url, line: 3, column: 10 });
+  expect(resolve(frame('https://app.example/app.js?v=2', 5, 13))).toEqual({ name: 'engine-name', url: 'https://app.example/app.js?v=2', line: 5, column: 13 });
+});
+
+describe('tables written by jsprof instrument and the bundler plugins', () => {
+  const fs = require('node:fs') as typeof import('node:fs');
+  const { instrument } = require('@jsprof/estree-instrument') as typeof import('@jsprof/estree-instrument');
+  const PRELUDE_FUNCTION = /^function (__jsprof\$c|\(h\)|\(\) \{ __jsprof)/;
+
+  // The table of an instrumented file is carried from the input's functions through the edits; a
+  // table made by parsing the output again must name every position of the output the same way.
+  test.each([
+    ['fixtures/corpus/forms.js', 10],
+    ['node_modules/acorn/dist/acorn.js', 1],
+    ['node_modules/js-yaml/dist/js-yaml.min.js', 1],
+    ['node_modules/marked/lib/marked.umd.js', 10],
+  ])('%s at threshold %d: the carried table agrees with the output parsed again', (file, threshold) => {
+    const code = fs.readFileSync(require.resolve(`../../../${file}`), 'utf8');
+    const out = instrument({ code, program: parseJs(code, file), sourceMap: false, functionTable: true }, { threshold });
+    const lines = out.code.split('\n');
+    const reparsed = functionTable(out.code, parseJs(out.code, file)).functions.filter((e) => !PRELUDE_FUNCTION.test(lines[e[1] - 1].slice(e[2] - 1)));
+    expect(out.table!.functions.length).toBe(reparsed.length);
+    const describe = (e: TableEntry | undefined) => e && `${e[0]}@${e[7]}:${e[8]}`;
+    let probes = 0;
+    lines.forEach((text, i) => {
+      for (let column = 1; column <= text.length; column += 7) {
+        const at = { line: i + 1, column, callLine: i + 1, callColumn: column };
+        expect(describe(functionOf(out.table!.functions, at))).toBe(describe(functionOf(reparsed, at)));
+        probes++;
+      }
+    });
+    expect(probes).toBeGreaterThan(300);
+  });
+});
