@@ -87,7 +87,7 @@ test('skipTrivia stops at the first token', () => {
 });
 
 test('functionAt finds the innermost function holding an offset', () => {
-  const record = (start: number, end: number, name: string): FunctionRecord => ({ start, end, bodyStart: start + 1, name, line: 1, column: 1, instrumented: false });
+  const record = (start: number, end: number, name: string): FunctionRecord => ({ start, end, bodyStart: start + 1, name, ecmaName: name, line: 1, column: 1, instrumented: false });
   const records = [record(0, 100, 'outer'), record(10, 50, 'inner'), record(20, 30, 'innermost'), record(60, 70, 'sibling')];
   expect(functionAt(records, 5)?.name).toBe('outer');
   expect(functionAt(records, 25)?.name).toBe('innermost');

@@ -9,14 +9,11 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
+import { BUSY_SCRIPT } from './helpers';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
-
-
-/** A long task in instrumented code, as the transform writes it. */
-const APP = `${GLOBAL_PRELUDE_SOURCE}
-function step(i) { ${ENTRY_CHECK_SOURCE} let x = 0; for (let k = 0; k < 50; k++) x += Math.sqrt(i + k); return x; }
-function busy(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += step(t & 1023); } return t; } finally { ${CHECK_SOURCE} } }
+/** A long task in instrumented code (BUSY_SCRIPT), and a driver that profiles it. */
+const APP = `${BUSY_SCRIPT}
 async function profileBusy(ms) {
   const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
   // A page's Worker starts only once the page yields: let the sampler thread start, then block.
@@ -240,7 +237,7 @@ describe('origin masking, with a second origin', () => {
     const page = await browser.newPage();
     try {
       await page.goto(`${origin.replace('//', '//user:secret@')}/schemes`);
-      const result = await page.evaluate(`(async () => {
+      const result: any = await page.evaluate(`(async () => {
         for (let i = 0; !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
         const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
         dataBusy(100);

@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ProfilerTrace } from '../src';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
-import { expectValidTrace, stackNames } from './helpers';
+import { BUSY_SCRIPT, expectValidTrace, stackNames } from './helpers';
 
 type EngineName = 'chromium' | 'firefox' | 'webkit';
 interface Page {
@@ -25,10 +25,8 @@ interface Browser {
 }
 const { launchBrowser }: { launchBrowser: (name: EngineName) => Promise<Browser> } = require('../../../fixtures/browsers');
 
-/** A long task in instrumented code, as the transform writes it. */
-const APP = `${GLOBAL_PRELUDE_SOURCE}
-function step(i) { ${ENTRY_CHECK_SOURCE} let x = 0; for (let k = 0; k < 50; k++) x += Math.sqrt(i + k); return x; }
-function busy(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += step(t & 1023); } return t; } finally { ${CHECK_SOURCE} } }
+/** A long task in instrumented code (BUSY_SCRIPT), and a driver that profiles it. */
+const APP = `${BUSY_SCRIPT}
 async function profileBusy(ms) {
   const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
   // A sampler thread starts only once the page yields.

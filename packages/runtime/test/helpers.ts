@@ -1,5 +1,6 @@
 /** Shared test helpers: trace invariants, stack names, the instrumented fixture. */
 import type { ProfilerTrace } from '../src';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
 
 export interface Work {
   leaf(n: number): number;
@@ -93,3 +94,8 @@ export function runChild(script: string, env: Record<string, string> = {}): any 
   const lines = result.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
 }
+
+/** A page's long task in instrumented code, as the transform writes it: busy(ms) calls step() in a loop (browser tests). */
+export const BUSY_SCRIPT = `${GLOBAL_PRELUDE_SOURCE}
+function step(i) { ${ENTRY_CHECK_SOURCE} let x = 0; for (let k = 0; k < 50; k++) x += Math.sqrt(i + k); return x; }
+function busy(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += step(t & 1023); } return t; } finally { ${CHECK_SOURCE} } }`;
