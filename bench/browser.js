@@ -1,23 +1,27 @@
 'use strict';
 /**
- * Overhead in the browser (headless Chromium): acorn parsing real sources in a page, plain; with
- * jsprof's checks (acorn's dist file through `jsprof instrument`) and no profiler; profiled by the
- * polyfill at 10 ms, with and without cross-origin isolation (count-down, or the sampler thread);
- * and the plain page profiled by Chromium's native Profiler at 10 ms (Document-Policy: js-profiling).
- * Fresh page per run, variants interleaved, medians; ratios against the plain page of the same run.
+ * Overhead in the browser, per engine (Chromium, Firefox, WebKit; fixtures/browsers.js): acorn
+ * parsing real sources in a page, plain; with jsprof's checks (acorn's dist file through
+ * `jsprof instrument`) and no profiler; profiled by the polyfill at 10 ms, with and without
+ * cross-origin isolation (count-down, or the sampler thread where SharedArrayBuffer exists: not in
+ * WebKit); and, in Chromium, the plain page profiled by its native Profiler at 10 ms
+ * (Document-Policy: js-profiling). Fresh page per run, variants interleaved, medians; ratios against
+ * the plain page of the same engine and run.
  *
- *   node bench/browser.js [--runs N]
+ *   node bench/browser.js [--runs N] [--engines chromium,firefox,webkit]
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { launchChromium } = require('../fixtures/chromium');
+const { launchBrowser } = require('../fixtures/browsers');
 const { median } = require('./overhead');
 
 const ROOT = path.resolve(__dirname, '..');
-const RUNS = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 7;
+const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const RUNS = Number(arg('--runs', 7));
+const ENGINES = arg('--engines', 'chromium,firefox,webkit').split(',');
 const NODE_MODULES = path.join(ROOT, 'node_modules');
 const SOURCES = ['acorn/dist/acorn.js', 'js-yaml/dist/js-yaml.js', 'marked/lib/marked.umd.js'].map((f) => fs.readFileSync(path.join(NODE_MODULES, f), 'utf8'));
 
@@ -25,9 +29,15 @@ const VARIANTS = [
   { id: 'plain', label: 'plain page', acorn: 'plain', runtime: false, profile: null },
   { id: 'checks', label: 'checks, no profiler', acorn: 'instrumented', runtime: true, profile: null },
   { id: 'polyfill', label: 'polyfill at 10 ms (count-down)', acorn: 'instrumented', runtime: true, profile: 'polyfill' },
-  { id: 'polyfill-isolated', label: 'polyfill at 10 ms, isolated (thread)', acorn: 'instrumented', runtime: true, profile: 'polyfill', isolated: true },
-  { id: 'native', label: 'native Profiler at 10 ms', acorn: 'plain', runtime: false, profile: 'native', policy: true },
+  { id: 'polyfill-isolated', label: 'polyfill at 10 ms, isolated (thread)', acorn: 'instrumented', runtime: true, profile: 'polyfill', isolated: true, engines: ['chromium', 'firefox'] },
+  { id: 'native', label: 'native Profiler at 10 ms', acorn: 'plain', runtime: false, profile: 'native', policy: true, engines: ['chromium'] },
 ];
+
+const VERSIONS = {
+  chromium: () => spawnSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).stdout.trim(),
+  firefox: () => spawnSync('/usr/bin/firefox-esr', ['--version'], { encoding: 'utf8' }).stdout.trim(),
+  webkit: () => `WebKitGTK ${spawnSync('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'], { encoding: 'utf8' }).stdout.trim()} (MiniBrowser)`,
+};
 
 const WORK = `
 async function main(profile) {
@@ -69,11 +79,29 @@ async function main() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await launchChromium();
-  const results = Object.fromEntries(VARIANTS.map((v) => [v.id, []]));
+  const tables = [];
+  const out = {};
+  try {
+    for (const engine of ENGINES) {
+      const variants = VARIANTS.filter((v) => !v.engines || v.engines.includes(engine));
+      out[engine] = await measure(engine, variants, origin);
+      tables.push(table(engine, variants, out[engine]));
+    }
+  } finally {
+    server.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  process.stdout.write(`${tables.join('\n\n')}\n`);
+  fs.mkdirSync(path.join(__dirname, 'out'), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, 'out', 'browser.json'), JSON.stringify({ runs: RUNS, results: out }, null, 2));
+}
+
+async function measure(engine, variants, origin) {
+  const browser = await launchBrowser(engine);
+  const results = Object.fromEntries(variants.map((v) => [v.id, []]));
   try {
     for (let round = 0; round < RUNS; round++) {
-      const order = round % 2 ? [...VARIANTS].reverse() : VARIANTS;
+      const order = round % 2 ? [...variants].reverse() : variants;
       for (const v of order) {
         const page = await browser.newPage();
         const query = new URLSearchParams({ v: v.id, ...(v.isolated ? { isolated: '1' } : {}), ...(v.policy ? { policy: '1' } : {}) });
@@ -81,27 +109,26 @@ async function main() {
         results[v.id].push(await page.evaluate(`main(${JSON.stringify(v.profile)})`));
         await page.close();
       }
-      process.stderr.write(`  browser: round ${round + 1}/${RUNS}\n`);
+      process.stderr.write(`  browser: ${engine} round ${round + 1}/${RUNS}\n`);
     }
   } finally {
     await browser.close();
-    server.close();
-    fs.rmSync(work, { recursive: true, force: true });
   }
-  const version = spawnSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return results;
+}
+
+function table(engine, variants, results) {
   const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
   const base = median(results.plain.map((r) => r.ms));
-  const lines = [`jsprof browser bench — ${version}, headless; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×6 in a page; median of ${RUNS}`, ''];
+  const lines = [`jsprof browser bench — ${VERSIONS[engine]()}, headless; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×6 in a page; median of ${RUNS}`, ''];
   lines.push(`${'variant'.padEnd(40)} ${'work ms'.padStart(8)} ${'vs plain'.padStart(9)} ${'samples'.padStart(8)}  sampler`);
-  for (const v of VARIANTS) {
+  for (const v of variants) {
     const ms = median(results[v.id].map((r) => r.ms));
     const samples = median(results[v.id].map((r) => r.samples));
     const mode = results[v.id][0].mode ?? (v.profile === 'native' ? 'native' : '');
     lines.push(`${v.label.padEnd(40)} ${ms.toFixed(0).padStart(8)} ${`${ms >= base ? '+' : ''}${((ms / base - 1) * 100).toFixed(1)}%`.padStart(9)} ${String(v.profile ? samples : '').padStart(8)}  ${v.profile ? mode : ''}`);
   }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  fs.mkdirSync(path.join(__dirname, 'out'), { recursive: true });
-  fs.writeFileSync(path.join(__dirname, 'out', 'browser.json'), JSON.stringify({ chromium: version, runs: RUNS, results }, null, 2));
+  return lines.join('\n');
 }
 
 main().catch((error) => {
