@@ -11,6 +11,8 @@ import {
   CHECK_SOURCE,
   COUNTER_ID,
   ENTRY_CHECK_SOURCE,
+  EXIT_CHECK_SOURCE,
+  exitCheckSource,
   FunctionRecord,
   GLOBAL_PRELUDE_SOURCE,
   LineIndex,
@@ -44,10 +46,12 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   const t: Types = api.types;
   // Parsed once from the policy's texts, so every front end inserts exactly the same code.
   const entryCheckNode = api.template.statement.ast(ENTRY_CHECK_SOURCE);
+  const loopingExitCheckNode = api.template.statement.ast(exitCheckSource(true));
   const checkNode = api.template.statement.ast(CHECK_SOURCE);
   const checks: Checks = {
     entry: () => t.cloneNode(entryCheckNode, true, true),
-    inner: () => t.cloneNode(checkNode, true, true),
+    exit: (hasOwnLoops) => t.cloneNode(hasOwnLoops ? loopingExitCheckNode : checkNode, true, true),
+    loop: () => t.cloneNode(checkNode, true, true),
   };
   const prelude = (isModule: boolean): any[] => {
     const source =
@@ -124,7 +128,8 @@ function record(src: string, lines: LineIndex, node: any, ancestors: any[], inst
 
 interface Checks {
   entry: () => any;
-  inner: () => any;
+  exit: (hasOwnLoops: boolean) => any;
+  loop: () => any;
 }
 
 /** Adds the entry check, the exit check and (with `loops`) a check at the top of every loop body. */
@@ -134,10 +139,29 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
     node.body = t.blockStatement([t.returnStatement(node.body)]);
     node.expression = false;
   }
-  if (options.loops) addLoopChecks(path, t, checks.inner);
+  const exitCheck = options.exits ? checks.exit(hasOwnLoops(path)) : null;
+  if (options.loops) addLoopChecks(path, t, checks.loop);
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
-  block.body = [checks.entry(), ...(options.exits ? withExitCheck(path, block.body, t, checks.inner) : block.body)];
+  block.body = [checks.entry(), ...(exitCheck ? withExitCheck(path, block.body, t, () => exitCheck) : block.body)];
+}
+
+/** Whether the function has loops of its own (not in nested functions or classes). */
+function hasOwnLoops(fnPath: NodePath): boolean {
+  let found = false;
+  fnPath.traverse({
+    Function(inner: NodePath) {
+      inner.skip();
+    },
+    Class(inner: NodePath) {
+      inner.skip();
+    },
+    Loop(loop: NodePath) {
+      found = true;
+      loop.stop();
+    },
+  });
+  return found;
 }
 
 /**
@@ -196,4 +220,4 @@ function addLoopChecks(fnPath: NodePath, t: Types, check: () => any) {
   });
 }
 
-export { CHECK_SOURCE, ENTRY_CHECK_SOURCE };
+export { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE };

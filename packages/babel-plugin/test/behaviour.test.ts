@@ -109,8 +109,8 @@ describe('checks that fire', () => {
 
   test('the entry check runs before the body, the exit check after it, on return and on throw', () => {
     const log: string[] = [];
-    const c = new Int32Array([0]);
-    const hook = { c, s: () => { log.push('check'); c[0] = 0; } };
+    const c = new Int32Array([0, 0]);
+    const hook = { c, s: () => { log.push('check'); c.fill(0); } };
     const src = `function f(fail) { log.push('body'); if (fail) throw new Error('x'); return 'done'; }
       function g() { log.push('g'); return f(false); }
       [g(), (() => { try { f(true); } catch (e) { return e.message; } })()];`;

@@ -33,10 +33,10 @@ export function plain(code: string, babel: TransformOptions = {}): string {
  */
 export class FakeRuntime {
   calls = 0;
-  readonly c = new Int32Array([0]);
+  readonly c = new Int32Array([0, 0]);
   readonly s = () => {
     this.calls++;
-    this.c[0] = 0;
+    this.c.fill(0);
   };
   /** The global `__jsprof` object (`c`, `s`). */
   get hook() {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { instrument, plain } from './helpers';
 
@@ -117,6 +117,13 @@ describe('inserted code', () => {
     const out = instrument('function f() { var x = g(); return x; function g() { return 1; } }', { threshold: 3 });
     expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  try {\n    var x = g();`);
     expect(out.code).toContain(`} finally {\n    ${CHECK_SOURCE}\n  }`);
+  });
+
+  test('the exit check of a function with loops of its own is the one that reads the clock without a sampler thread', () => {
+    const out = instrument('function scan(n) { let c = 0; while (n--) c++; return c; }\nfunction outer() { const f = () => { for (;;) break; }; return f(); }', { threshold: 2 });
+    expect(out.code).toContain(`return c;\n  } finally {\n    ${EXIT_CHECK_SOURCE}\n  }`);
+    // outer's only loop is in a nested function
+    expect(out.code).toContain(`return f();\n  } finally {\n    ${CHECK_SOURCE}\n  }`);
   });
 
   test('loop bodies get a check first; single-statement bodies become blocks', () => {

@@ -21,6 +21,7 @@ import {
   PolicyOptions,
   countFunctionBody,
   countStatement,
+  exitCheckSource,
   ecmaScriptName,
   functionName,
   importPreludeSource,
@@ -209,10 +210,11 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   const functions = body.filter((st) => st.type === 'FunctionDeclaration');
   const others = body.filter((st) => st.type !== 'FunctionDeclaration');
   // Before the closing brace, never with a statement a move may take away.
-  const closeTry = () => s.prependRight(close, ` } finally { ${CHECK_SOURCE} } `);
+  const exitCheck = exitCheckSource(f.loops.length > 0);
+  const closeTry = () => s.prependRight(close, ` } finally { ${exitCheck} } `);
   if (functions.length === 0 || !others.some(isLexicalDeclaration)) {
     if (others.length === 0) {
-      s.prependRight(close, ` try { } finally { ${CHECK_SOURCE} } `);
+      s.prependRight(close, ` try { } finally { ${exitCheck} } `);
       return;
     }
     // Function declarations go before the `try`, in their order, so they hoist exactly as before.

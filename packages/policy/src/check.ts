@@ -2,15 +2,18 @@
  * What is inserted. Every front end emits exactly these texts, so instrumented code is the same
  * whichever tool produced it, and a second pass recognises the first.
  *
- * A check is `--C[0] < 0 && S()`: one load, one store and one branch while no sample is due.
- * `C` is a one-element counter the runtime owns: the sampler thread sets it to 0 when a sample is due
- * (SharedArrayBuffer), or the runtime sets it to the number of checks expected before the next one
- * (count-down, no SharedArrayBuffer). `S` captures the stack when a sample is due and re-arms `C`.
- * Without the runtime, a local stand-in re-arms `C` every 2^30 checks and does nothing else.
+ * A check is `--C[i] < 0 && S(k)`: one load, one store and one branch while no sample is due.
+ * `C` is a two-element counter the runtime owns: the sampler thread sets both to 0 when a sample is
+ * due (SharedArrayBuffer). Without a thread, the runtime sets `C[0]` to the number of checks
+ * expected before the next sample (a count-down) and keeps `C[1]` at 0, so that the exit of every
+ * function with loops of its own reads the clock: a count of checks cannot see time pass while
+ * such a function loops between sparse checks, and its exit is where that time is charged.
+ * `S` captures the stack when a sample is due and re-arms `C`. Without the runtime, a local
+ * stand-in re-arms `C` every 2^30 checks and does nothing else.
  *
  * The check at a function's entry passes 1: the function has not run yet, so the time since the
  * sample fell due was spent by its callers, and the sample leaves the function's own frame out.
- * Checks inside a function (at its exit, at loop back-edges) keep the whole stack.
+ * The check at the exit of a function with loops passes 2, the others nothing; they keep the whole stack.
  */
 
 export const RUNTIME_GLOBAL = '__jsprof';
@@ -22,8 +25,15 @@ export const HOOK_SLOW_PATH = 's';
 
 /** The check at a function's entry. */
 export const ENTRY_CHECK_SOURCE = `--${COUNTER_ID}[0] < 0 && ${SLOW_PATH_ID}(1);`;
-/** The check inside a function: at its exit and at loop back-edges. */
+/** The check at the exit of a function with loops of its own, in a `finally` (counted on `C[1]`, see above). */
+export const EXIT_CHECK_SOURCE = `--${COUNTER_ID}[1] < 0 && ${SLOW_PATH_ID}(2);`;
+/** The check at loop back-edges, and at the exit of a function without loops. */
 export const CHECK_SOURCE = `--${COUNTER_ID}[0] < 0 && ${SLOW_PATH_ID}();`;
+
+/** The check at a function's exit, given whether the function has loops of its own (not in nested functions or classes). */
+export function exitCheckSource(hasOwnLoops: boolean): string {
+  return hasOwnLoops ? EXIT_CHECK_SOURCE : CHECK_SOURCE;
+}
 
 /**
  * The declarations that bind `C` and `S` in a script or module reaching the runtime through the global.
@@ -36,7 +46,7 @@ export const GLOBAL_PRELUDE_SOURCE =
   `var ${SLOW_PATH_ID};` +
   `(function (h) { ${COUNTER_ID} = h.${HOOK_COUNTER}; ${SLOW_PATH_ID} = h.${HOOK_SLOW_PATH}; })(` +
   `typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL} ||` +
-  ` { ${HOOK_COUNTER}: [1073741824], ${HOOK_SLOW_PATH}: function () { ${COUNTER_ID}[0] = 1073741824; } });`;
+  ` { ${HOOK_COUNTER}: [1073741824, 1073741824], ${HOOK_SLOW_PATH}: function () { ${COUNTER_ID}[0] = ${COUNTER_ID}[1] = 1073741824; } });`;
 
 /** The names `@jsprof/runtime` exports for instrumented modules that import it. */
 export const IMPORTED_COUNTER = 'checkCounter';

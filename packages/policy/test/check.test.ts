@@ -5,8 +5,10 @@ import {
   CHECK_SOURCE,
   COUNTER_ID,
   ENTRY_CHECK_SOURCE,
+  EXIT_CHECK_SOURCE,
   GLOBAL_PRELUDE_SOURCE,
   SLOW_PATH_ID,
+  exitCheckSource,
   importPreludeSource,
   isInstrumentedSource,
   requirePreludeSource,
@@ -37,6 +39,17 @@ test('with the runtime, the prelude binds its hook; the entry check tells it the
   run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE}`, { __jsprof: hook });
   expect(hook.s.mock.calls).toEqual([[1], []]);
   expect(hook.c[0]).toBe(-2);
+});
+
+test('the exit check of a function with loops counts on the second counter and tells the runtime it is an exit; the stand-in re-arms both', () => {
+  expect(exitCheckSource(true)).toBe(EXIT_CHECK_SOURCE);
+  expect(exitCheckSource(false)).toBe(CHECK_SOURCE);
+  const hook = { c: new Int32Array([5, 0]), s: jest.fn() };
+  run(`${GLOBAL_PRELUDE_SOURCE}\n${EXIT_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}`, { __jsprof: hook });
+  expect(hook.s.mock.calls).toEqual([[2], [2]]);
+  expect(Array.from(hook.c)).toEqual([4, -2]);
+  const standIn = run(`${GLOBAL_PRELUDE_SOURCE}\n${COUNTER_ID}[1] = 0; ${EXIT_CHECK_SOURCE} [${COUNTER_ID}[0], ${COUNTER_ID}[1]];`);
+  expect(Array.from(standIn)).toEqual([REARM, REARM]);
 });
 
 test('without the runtime, the entry check runs too', () => {

@@ -49,10 +49,14 @@ export interface Platform {
 }
 
 export interface Hook {
+  /** [count-down of entry and loop checks, count of exit checks]. */
   c: Int32Array;
-  /** The slow path of a check; `unstarted` is 1 at a function's entry (see @jsprof/policy's check texts). */
-  s: (unstarted?: number) => void;
+  /** The slow path of a check: `kind` is 1 at a function's entry, 2 at its exit (see @jsprof/policy's check texts). */
+  s: (kind?: number) => void;
 }
+
+const ENTRY = 1;
+const EXIT = 2;
 
 export class Session {
   readonly samples: HeldSample[] = [];
@@ -146,7 +150,7 @@ export class Engine {
     if (paused) {
       this.stopIdleTimer?.();
       this.stopIdleTimer = null;
-      this.hook.c[0] = REARM;
+      this.disarm();
       this.ticker?.setDue(Infinity);
       return;
     }
@@ -198,23 +202,31 @@ export class Engine {
     }
   }
 
-  /** Called by an inserted check when the counter runs out. Never throws. */
-  readonly slowPath = (unstarted?: number) => {
+  /**
+   * Called by an inserted check when its counter runs out. Without a sampler thread that is every
+   * exit check: when no sample is due it only read the clock, and the count-down stays as it was.
+   * Never throws.
+   */
+  readonly slowPath = (kind?: number) => {
     if (this.busy || this.paused) {
-      this.hook.c[0] = REARM;
+      this.disarm();
       return;
     }
     this.busy++;
     try {
       if (this.sessions.size === 0) {
-        this.hook.c[0] = REARM;
+        this.disarm();
         return;
       }
       const now = this.platform.now();
+      if (now < this.dueTime() && kind === EXIT) {
+        this.hook.c[1] = this.exitCount();
+        return;
+      }
       if (now >= this.dueTime()) {
         let stack = -1;
         try {
-          stack = this.store.add(captureStack(this.hook.s, unstarted === 1 ? 1 : 0));
+          stack = this.store.add(captureStack(this.hook.s, kind === ENTRY ? 1 : 0));
         } catch {
           // recorded without a stack
         }
@@ -222,11 +234,22 @@ export class Engine {
       }
       if (this.sessions.size) this.arm(now);
     } catch {
-      this.hook.c[0] = REARM;
+      this.disarm();
     } finally {
       this.busy--;
     }
   };
+
+  /** Checks run, and take no sample, until the counters are armed again. */
+  private disarm() {
+    this.hook.c[0] = REARM;
+    this.hook.c[1] = REARM;
+  }
+
+  /** Exit checks call the slow path each time when no thread watches the clock; else when the thread says. */
+  private exitCount(): number {
+    return this.ticker?.ready() ? REARM : 0;
+  }
 
   private readonly idleTick = () => {
     try {
@@ -282,7 +305,7 @@ export class Engine {
     this.stopIdleTimer?.();
     this.stopIdleTimer = null;
     this.nextTick = Infinity;
-    this.hook.c[0] = REARM;
+    this.disarm();
     this.ticker?.setDue(Infinity);
   }
 
@@ -313,6 +336,7 @@ export class Engine {
     }
     count = Math.min(REARM, Math.max(0, count));
     counter[0] = count;
+    counter[1] = this.exitCount();
     this.armedCount = count;
     this.armedAt = now;
     this.armedZeroes = zeroes;

@@ -11,10 +11,10 @@ interface RealmHook extends Hook {
 
 const realm = globalThis as any;
 
+/** [count-down of entry and loop checks, count of exit checks] (see @jsprof/policy's check.ts). */
 function newCounter(): Int32Array {
-  const counter =
-    typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : new Int32Array(1);
-  counter[0] = REARM;
+  const counter = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(8)) : new Int32Array(2);
+  counter.fill(REARM);
   return counter;
 }
 

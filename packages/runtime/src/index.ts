@@ -19,7 +19,7 @@ export { BASE_INTERVAL } from './engine';
 
 /** For modules instrumented with `runtime: 'import'`: the counter and slow path of the checks. */
 export const checkCounter: Int32Array = hook.c;
-export const checkSlowPath: (unstarted?: number) => void = hook.s;
+export const checkSlowPath: (kind?: number) => void = hook.s;
 
 /** Whether `Profiler` is a native implementation a page may construct. */
 function isWorkingNative(candidate: unknown): boolean {

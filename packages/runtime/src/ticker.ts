@@ -1,6 +1,6 @@
 /**
  * The sampler thread, shared by Node (worker_threads) and browsers (a dedicated Worker): it watches
- * the clock and sets the shared counter to 0 when a tick falls due, so the next check on the main
+ * the clock and sets the shared counters to 0 when a tick falls due, so the next check on the main
  * thread takes the sample. Only where SharedArrayBuffer exists.
  */
 import type { Ticker } from './engine';
@@ -30,6 +30,7 @@ for (;;) {
   const now = performance.now() + offset;
   if (now >= due) {
     Atomics.store(counter, 0, 0);
+    Atomics.store(counter, 1, 0);
     Atomics.add(wake, 1, 1);
     Atomics.wait(wake, 0, generation, 1);
   } else {

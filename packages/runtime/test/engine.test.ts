@@ -28,7 +28,7 @@ function fakeTicker(): FakeTicker {
 function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
-  const hook = { c: new Int32Array(1), s: () => {} };
+  const hook = { c: new Int32Array(2), s: () => {} };
   hook.c[0] = REARM;
   const platform: Platform = {
     now: () => (options.coarse ? Math.floor(clock) : clock),
@@ -86,13 +86,13 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
         clock += step;
         if (thread && clock >= thread.ticker.due) {
           thread.ticker.zeroed++;
-          if (!thread.lossy) hook.c[0] = 0;
+          if (!thread.lossy) hook.c.fill(0);
           staleFor = thread.ticker.due;
         }
         env.check();
         if (thread?.stale && staleFor !== Infinity && thread.ticker.due !== staleFor) {
           // The thread read the old due before the main thread re-armed: its zero lands after.
-          hook.c[0] = 0;
+          hook.c.fill(0);
           thread.ticker.zeroed++;
           staleFor = Infinity;
         }
@@ -337,6 +337,32 @@ describe('arming', () => {
       env.check();
     }
     expect(session.samples.length).toBeGreaterThanOrEqual(18);
+  });
+
+  test('count-down: the exit check of a function with loops reads the clock each time, and takes the tick that fell due while it looped', () => {
+    const env = setup();
+    const session = env.start();
+    const exitCheck = () => {
+      if (--env.hook.c[1] < 0) env.hook.s(2);
+    };
+    env.run(15, 2000); // a dense phase, ending between ticks: the count-down learns 2000 checks per ms
+    const armed = env.hook.c[0];
+    expect(env.hook.c[1]).toBe(0); // without a thread, every exit check calls the slow path
+    exitCheck(); // not due: the clock is read, the count-down stays as it was
+    expect({ count: env.hook.c[0], exits: env.hook.c[1], samples: session.samples.length }).toEqual({ count: armed, exits: 0, samples: 1 });
+    env.advance(20); // a loop without checks runs past the next ticks...
+    exitCheck(); // ...and its exit takes them, where the count-down would have waited for its count
+    expect(session.samples.length).toBe(3);
+    expect(session.samples[2].stack).toBeGreaterThanOrEqual(0);
+  });
+
+  test('thread: exit checks call the slow path only when the thread says a tick is due', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    env.start();
+    expect(env.hook.c[1]).toBe(REARM);
+    env.run(100, 100, { ticker });
+    expect(env.hook.c[1]).toBe(REARM);
   });
 
   test('thread: a thread that is not running yet when the counter is armed still learns when the tick is due', () => {
