@@ -4,6 +4,14 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { BIN, jsprof, tempDir } from './helpers';
 
+const dirs: string[] = [];
+function traceDir(): string {
+  const dir = tempDir('jsprof-aggregate-');
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
 /** A trace every 10 ms: `render` (self) under `main`, then idle; `name` lets traces differ. */
 function trace(busy: number, idle: number, name = 'render') {
   return {
@@ -18,7 +26,7 @@ function trace(busy: number, idle: number, name = 'render') {
 }
 
 function fieldDir(): string {
-  const dir = tempDir('jsprof-aggregate-');
+  const dir = traceDir();
   fs.mkdirSync(path.join(dir, 'nov-20'));
   fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(trace(3, 1)));
   fs.writeFileSync(path.join(dir, 'nov-20/1.json'), JSON.stringify({ receivedAt: '2026-11-20T10:00:00Z', meta: { page: '/cart' }, trace: trace(1, 0, 'checkout') }));
@@ -72,7 +80,7 @@ describe('jsprof aggregate', () => {
   });
 
   test('after 20 named rejections the rest are counted; progress on a terminal; the cap is said', () => {
-    const dir = tempDir('jsprof-aggregate-');
+    const dir = traceDir();
     for (let i = 0; i < 25; i++) fs.writeFileSync(path.join(dir, `bad-${String(i).padStart(2, '0')}.json`), '[]');
     fs.writeFileSync(path.join(dir, 'good-1.json'), JSON.stringify(trace(2, 0, 'a')));
     fs.writeFileSync(path.join(dir, 'good-2.json'), JSON.stringify(trace(2, 0, 'b')));
@@ -93,7 +101,7 @@ describe('jsprof aggregate', () => {
   });
 
   test('--max-file-size rejects larger traces, gzipped or not', () => {
-    const dir = tempDir('jsprof-aggregate-');
+    const dir = traceDir();
     const large = JSON.stringify(trace(40_000, 0));
     expect(large.length).toBeGreaterThan(1024 * 1024);
     fs.writeFileSync(path.join(dir, 'large.json'), large);
@@ -108,7 +116,7 @@ describe('jsprof aggregate', () => {
   });
 
   test('control characters from a trace never reach the terminal', () => {
-    const dir = tempDir('jsprof-aggregate-');
+    const dir = traceDir();
     fs.writeFileSync(path.join(dir, 'evil.json'), JSON.stringify({ meta: { page: '/\x1b]0;owned\x07' }, trace: trace(1, 0, 'x\x1b[2Jy\u009b') }));
     const run = jsprof(['aggregate', dir, '--group-by', 'page']);
     expect(run.status).toBe(0);
@@ -118,7 +126,7 @@ describe('jsprof aggregate', () => {
   });
 
   test('no trace files, or a path that does not exist, is an error', () => {
-    const empty = jsprof(['aggregate', tempDir('jsprof-aggregate-')]);
+    const empty = jsprof(['aggregate', traceDir()]);
     expect(empty.status).toBe(1);
     expect(empty.stderr).toBe('jsprof: no .json, .json.gz or .gz files in the given paths\n');
     const missing = jsprof(['aggregate', '/nonexistent/traces']);

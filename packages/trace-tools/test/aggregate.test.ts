@@ -44,9 +44,13 @@ function row(view: AggregateView, name: string): AggregateFunction {
   return found;
 }
 
+const dirs: string[] = [];
 function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-aggregate-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-aggregate-'));
+  dirs.push(dir);
+  return dir;
 }
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 describe('Aggregator', () => {
   test('merges traces into known self and total shares, each sample weighing its trace interval', () => {
