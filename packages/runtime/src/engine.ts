@@ -30,6 +30,12 @@ const BACKUP = 1.5;
 const MAX_BACKFILL = 50;
 /** A rate of checks is learnt from at least this many milliseconds. */
 const RATE_WINDOW = 1;
+/**
+ * Without a thread, exit checks of functions with loops read the clock about this often (ms) at
+ * most: at each one where they are rarer (a function that loops for long), every few where they are
+ * frequent (short functions called in a hot path), so that the reads cost little.
+ */
+const EXIT_READ_INTERVAL = 0.1;
 export const MAX_SESSIONS = 100;
 
 export interface Ticker {
@@ -96,6 +102,8 @@ export class Engine {
   private armedCount = 0;
   private armedZeroes = 0;
   private rate = 0;
+  private exitsArmed = 0;
+  private exitsArmedAt = 0;
   resolver: FrameResolver = defaultResolver;
   /** Loads what the resolver needs for these frames before a trace is built (see stopAsync). */
   prepareFrames?: (frames: RawFrame[]) => Promise<void>;
@@ -203,9 +211,9 @@ export class Engine {
   }
 
   /**
-   * Called by an inserted check when its counter runs out. Without a sampler thread that is every
-   * exit check: when no sample is due it only read the clock, and the count-down stays as it was.
-   * Never throws.
+   * Called by an inserted check when its counter runs out. Without a sampler thread, exit checks
+   * call it every few exits (see armExits): when no sample is due it only read the clock, and the
+   * count-down stays as it was. Never throws.
    */
   readonly slowPath = (kind?: number) => {
     if (this.busy || this.paused) {
@@ -220,7 +228,7 @@ export class Engine {
       }
       const now = this.platform.now();
       if (now < this.dueTime() && kind === EXIT) {
-        this.hook.c[1] = this.exitCount();
+        this.armExits(now);
         return;
       }
       if (now >= this.dueTime()) {
@@ -246,9 +254,22 @@ export class Engine {
     this.hook.c[1] = REARM;
   }
 
-  /** Exit checks call the slow path each time when no thread watches the clock; else when the thread says. */
-  private exitCount(): number {
-    return this.ticker?.ready() ? REARM : 0;
+  /**
+   * Arms the exit checks' counter: with a thread, they wait for its zero; without one, they read the
+   * clock every so many exits that reads come about every EXIT_READ_INTERVAL ms, learnt from the
+   * exits counted since the last read (doubling while they come faster than that).
+   */
+  private armExits(now: number) {
+    const counter = this.hook.c;
+    if (this.ticker?.ready()) {
+      counter[1] = REARM;
+      return;
+    }
+    const exits = this.exitsArmed - counter[1];
+    const elapsed = now - this.exitsArmedAt;
+    const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.exitsArmed);
+    counter[1] = this.exitsArmed = Math.min(REARM, Math.max(0, count));
+    this.exitsArmedAt = now;
   }
 
   private readonly idleTick = () => {
@@ -336,7 +357,13 @@ export class Engine {
     }
     count = Math.min(REARM, Math.max(0, count));
     counter[0] = count;
-    counter[1] = this.exitCount();
+    if (ticker) {
+      counter[1] = REARM;
+    } else if (counter[1] > this.exitsArmed) {
+      // disarmed meanwhile (or a thread stopped): exits read the clock again from the next one
+      counter[1] = this.exitsArmed = 0;
+      this.exitsArmedAt = now;
+    }
     this.armedCount = count;
     this.armedAt = now;
     this.armedZeroes = zeroes;

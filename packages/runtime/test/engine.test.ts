@@ -339,21 +339,45 @@ describe('arming', () => {
     expect(session.samples.length).toBeGreaterThanOrEqual(18);
   });
 
-  test('count-down: the exit check of a function with loops reads the clock each time, and takes the tick that fell due while it looped', () => {
+  test('count-down: exit checks of functions with loops read the clock where exits are rare, and take the tick that fell due while one looped', () => {
     const env = setup();
     const session = env.start();
+    let reads = 0;
     const exitCheck = () => {
-      if (--env.hook.c[1] < 0) env.hook.s(2);
+      if (--env.hook.c[1] < 0) {
+        reads++;
+        env.hook.s(2);
+      }
     };
     env.run(15, 2000); // a dense phase, ending between ticks: the count-down learns 2000 checks per ms
     const armed = env.hook.c[0];
-    expect(env.hook.c[1]).toBe(0); // without a thread, every exit check calls the slow path
+    env.advance(0.5);
     exitCheck(); // not due: the clock is read, the count-down stays as it was
-    expect({ count: env.hook.c[0], exits: env.hook.c[1], samples: session.samples.length }).toEqual({ count: armed, exits: 0, samples: 1 });
+    expect({ count: env.hook.c[0], reads, samples: session.samples.length }).toEqual({ count: armed, reads: 1, samples: 1 });
     env.advance(20); // a loop without checks runs past the next ticks...
     exitCheck(); // ...and its exit takes them, where the count-down would have waited for its count
     expect(session.samples.length).toBe(3);
     expect(session.samples[2].stack).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i < 20; i++) {
+      env.advance(0.5);
+      exitCheck(); // exits 0.5 ms apart: every one reads the clock
+    }
+    expect(reads).toBe(22);
+  });
+
+  test('count-down: frequent exit checks read the clock about every 0.1 ms, not each time', () => {
+    const env = setup();
+    env.start();
+    let reads = 0;
+    for (let i = 0; i < 20000; i++) {
+      env.advance(0.0005); // 2 exits per microsecond, for 10 ms
+      if (--env.hook.c[1] < 0) {
+        reads++;
+        env.hook.s(2);
+      }
+    }
+    expect(reads).toBeLessThan(400);
+    expect(reads).toBeGreaterThan(50);
   });
 
   test('thread: exit checks call the slow path only when the thread says a tick is due', () => {
