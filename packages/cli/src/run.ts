@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RunSettings, SETTINGS_ENV } from './options';
-import { formatReport } from './report';
+import { formatReport } from '@jsprof/trace-tools';
 
 export interface RunOptions extends Required<Pick<RunSettings, 'sampleInterval' | 'maxBufferSize' | 'instrument'>> {
   out: string;

@@ -3,8 +3,7 @@
  * merged into one view of where time goes, one file at a time, optionally per value of a `meta` key.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, findTraceFiles } from '@jsprof/trace-tools';
-import { displayLocation } from '../report';
+import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, displayLocation, findTraceFiles, printable } from '@jsprof/trace-tools';
 
 /** Rejected traces named one per line on stderr; after that many, they are only counted. */
 const NAMED_REJECTIONS = 20;
@@ -12,7 +11,6 @@ const PROGRESS_EVERY_MS = 100;
 const DEFAULT_MAX_FILE_MB = 64;
 
 /** Names, URLs and meta values come from untrusted traces: control characters must not reach a terminal. */
-const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const HELP = `
 A function is its name, resource, line and column, so the same function is one row whichever traces

@@ -22,16 +22,10 @@ const WRITE_ERRORS: Record<string, string> = {
   EROFS: 'read-only file system',
 };
 
-/**
- * Writes a file through a temporary file and a rename (through a symlink to the file it names); a
- * device or a pipe (/dev/stdout, /dev/null) is written to directly, as there is nothing to replace.
- */
 function writeOutput(out: string, text: string): void {
   try {
-    const stat = fs.statSync(out, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) throw new Error('it is a directory');
-    if (stat && !stat.isFile()) fs.writeFileSync(out, text);
-    else writeAtomic(stat ? fs.realpathSync(out) : out, text);
+    if (fs.statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new Error('it is a directory');
+    writeAtomic(out, text);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new Error(`cannot write ${out}: ${(code && WRITE_ERRORS[code]) || message}`);

@@ -1,2 +1,0 @@
-/** The text report `jsprof run` prints; it lives with `jsprof report`'s views in @jsprof/trace-tools. */
-export { displayLocation, formatReport } from '@jsprof/trace-tools';
