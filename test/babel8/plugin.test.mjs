@@ -34,10 +34,10 @@ function transform(babel, code, options = {}, extra = {}) {
 
 /** A fake runtime hook whose counter is always due: `calls` counts the checks that ran. */
 function fakeHook() {
-  const hook = { calls: 0, c: new Int32Array([0]) };
+  const hook = { calls: 0, c: new Int32Array([0, 0]) };
   hook.s = () => {
     hook.calls++;
-    hook.c[0] = 0;
+    hook.c.fill(0);
   };
   return hook;
 }
