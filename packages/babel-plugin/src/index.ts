@@ -139,16 +139,17 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
     node.body = t.blockStatement([t.returnStatement(node.body)]);
     node.expression = false;
   }
-  const exitCheck = options.exits ? checks.exit(hasOwnLoops(path)) : null;
-  if (options.loops) addLoopChecks(path, t, checks.loop);
+  const loops = ownLoops(path);
+  const exitCheck = options.exits ? checks.exit(loops.length > 0) : null;
+  if (options.loops) addLoopChecks(loops, t, checks.loop);
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
   block.body = [checks.entry(), ...(exitCheck ? withExitCheck(path, block.body, t, () => exitCheck) : block.body)];
 }
 
-/** Whether the function has loops of its own (not in nested functions or classes). */
-function hasOwnLoops(fnPath: NodePath): boolean {
-  let found = false;
+/** The function's own loops (not those of nested functions or classes). */
+function ownLoops(fnPath: NodePath): NodePath[] {
+  const loops: NodePath[] = [];
   fnPath.traverse({
     Function(inner: NodePath) {
       inner.skip();
@@ -157,11 +158,10 @@ function hasOwnLoops(fnPath: NodePath): boolean {
       inner.skip();
     },
     Loop(loop: NodePath) {
-      found = true;
-      loop.stop();
+      loops.push(loop);
     },
   });
-  return found;
+  return loops;
 }
 
 /**
@@ -205,19 +205,11 @@ function canMoveIntoBlock(path: NodePath, functions: any[]): boolean {
   });
 }
 
-function addLoopChecks(fnPath: NodePath, t: Types, check: () => any) {
-  fnPath.traverse({
-    Function(inner: NodePath) {
-      inner.skip();
-    },
-    Class(inner: NodePath) {
-      inner.skip();
-    },
-    Loop(loop: NodePath) {
-      const body = loop.node.body;
-      loop.node.body = t.blockStatement(body.type === 'BlockStatement' ? [check(), ...body.body] : [check(), body]);
-    },
-  });
+function addLoopChecks(loops: NodePath[], t: Types, check: () => any) {
+  for (const loop of loops) {
+    const body = loop.node.body;
+    loop.node.body = t.blockStatement(body.type === 'BlockStatement' ? [check(), ...body.body] : [check(), body]);
+  }
 }
 
 export { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE };

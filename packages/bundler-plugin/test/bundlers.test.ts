@@ -6,16 +6,14 @@
  * the same names and positions in the app's sources, and jsprof keeps a stack in nearly every sample
  * of the busy task.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
+import type * as http from 'node:http';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { SourceMaps, symbolicate, validateTrace } from '@jsprof/trace-tools';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { JsprofWebpackPlugin, jsprofUnplugin } from '../src';
+import { buildApp, serve } from './app';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const APP = path.resolve(__dirname, '../../../fixtures/apps/browser-app');
@@ -27,22 +25,12 @@ let server: http.Server;
 let origin: string;
 
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-bundlers-'));
-  for (const bundler of BUNDLERS) {
-    const run = spawnSync(process.execPath, [path.join(APP, 'build.mjs'), bundler, path.join(root, bundler)], { encoding: 'utf8', timeout: 120_000 });
-    if (run.status !== 0) throw new Error(`${bundler}: ${run.stderr}`);
-  }
-  server = http.createServer((req, res) => {
-    const [bundler, ...rest] = new URL(req.url!, 'http://x').pathname.slice(1).split('/');
-    const file = path.join(root, bundler, rest.join('/') || 'index.html');
-    if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
-    // The header that lets a page construct Chromium's own Profiler; with ?isolated, cross-origin isolation too.
-    const headers: Record<string, string> = { 'content-type': file.endsWith('.html') ? 'text/html' : 'text/javascript', 'document-policy': 'js-profiling' };
-    if (req.url!.endsWith('?isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
-    res.writeHead(200, headers).end(fs.readFileSync(file));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = buildApp(BUNDLERS);
+  // The header that lets a page construct Chromium's own Profiler; with ?isolated, cross-origin isolation too.
+  ({ server, origin } = await serve(root, (url) => ({
+    'document-policy': 'js-profiling',
+    ...(url.searchParams.has('isolated') ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}),
+  })));
   browser = await launchChromium();
 }, 240_000);
 
@@ -52,11 +40,11 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** Each bundler's build is served under /<bundler>/, so the page's absolute paths get that prefix (and the query). */
+/** The bundler's page with `query` on it and on each of its scripts. */
 function pageUrl(bundler: string, query: string): string {
   const html = fs.readFileSync(path.join(root, bundler, 'index.html'), 'utf8');
   const page = `page${query.replace(/\W/g, '-')}.html`;
-  fs.writeFileSync(path.join(root, bundler, page), html.replace(/src="\/(?!\/)/g, `src="/${bundler}/`).replace(/(src="[^"]*)"/g, `$1${query}"`));
+  fs.writeFileSync(path.join(root, bundler, page), html.replace(/(src="[^"]*)"/g, `$1${query}"`));
   return `${origin}/${bundler}/${page}${query}`;
 }
 

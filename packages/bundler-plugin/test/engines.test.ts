@@ -6,14 +6,12 @@
  * tables every engine names the same functions at the same places in the bundle, and so in the
  * sources once symbolicated. Each keeps a stack in nearly every sample of the busy task.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
+import type * as http from 'node:http';
 import * as path from 'node:path';
 import { SourceMaps, symbolicate, validateTrace } from '@jsprof/trace-tools';
 import type { ProfilerTrace } from '@jsprof/runtime';
+import { buildApp, serve } from './app';
 
 type EngineName = 'chromium' | 'firefox' | 'webkit';
 interface Browser {
@@ -22,7 +20,6 @@ interface Browser {
 }
 const { launchBrowser }: { launchBrowser: (name: EngineName) => Promise<Browser> } = require('../../../fixtures/browsers');
 
-const APP = path.resolve(__dirname, '../../../fixtures/apps/browser-app');
 const ENGINES: EngineName[] = ['chromium', 'firefox', 'webkit'];
 
 const BUNDLERS = ['esbuild', 'vite'] as const;
@@ -35,23 +32,8 @@ const results = new Map<string, { trace: ProfilerTrace; start: number; end: numb
 const resultOf = (bundler: Bundler, engine: EngineName) => results.get(`${bundler} ${engine}`)!;
 
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-engines-'));
-  for (const bundler of BUNDLERS) {
-    const build = spawnSync(process.execPath, [path.join(APP, 'build.mjs'), bundler, path.join(root, bundler)], { encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(build.stderr);
-    // Each build is served under /<bundler>/: its page's absolute paths get that prefix.
-    const page = path.join(root, bundler, 'index.html');
-    fs.writeFileSync(page, fs.readFileSync(page, 'utf8').replace(/src="\//g, `src="/${bundler}/`));
-  }
-  server = http.createServer((req, res) => {
-    const pathname = new URL(req.url!, 'http://x').pathname;
-    const file = path.join(root, pathname.endsWith('/') ? `${pathname}index.html` : pathname);
-    if (!file.startsWith(root) || !fs.existsSync(file)) return void res.writeHead(404).end();
-    const type = file.endsWith('.html') ? 'text/html' : file.endsWith('.json') ? 'application/json' : 'text/javascript';
-    res.writeHead(200, { 'content-type': type }).end(fs.readFileSync(file));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = buildApp(BUNDLERS);
+  ({ server, origin } = await serve(root));
   for (const engine of ENGINES) {
     const browser = await launchBrowser(engine);
     try {

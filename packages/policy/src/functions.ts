@@ -286,25 +286,25 @@ export class LineIndex {
   }
 }
 
+/** The last record (so the innermost, records being sorted by start) whose range from its start to `endOf` holds `offset`. */
+function innermostHolding(records: readonly FunctionRecord[], offset: number, endOf: (r: FunctionRecord) => number): FunctionRecord | undefined {
+  let found: FunctionRecord | undefined;
+  for (const r of records) {
+    if (r.start > offset) break;
+    if (offset < endOf(r)) found = r;
+  }
+  return found;
+}
+
 /**
  * Finds the function a position (in the file's own coordinates) belongs to: the innermost function
  * whose range holds it. Records must be sorted by start (as `collectFunctions` yields them).
  */
 export function functionAt(records: readonly FunctionRecord[], offset: number): FunctionRecord | undefined {
-  let found: FunctionRecord | undefined;
-  for (const r of records) {
-    if (r.start > offset) break;
-    if (offset < r.end) found = r;
-  }
-  return found;
+  return innermostHolding(records, offset, (r) => r.end);
 }
 
 /** The function whose head (from its start to its body, where V8's start and CallSite's enclosing position lie) holds `offset`. */
 export function functionByHead(records: readonly FunctionRecord[], offset: number): FunctionRecord | undefined {
-  let found: FunctionRecord | undefined;
-  for (const r of records) {
-    if (r.start > offset) break;
-    if (offset < r.bodyStart) found = r;
-  }
-  return found;
+  return innermostHolding(records, offset, (r) => r.bodyStart);
 }
