@@ -6,7 +6,7 @@
 import * as Module from 'node:module';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { install, setFrameResolver } from '@jsprof/runtime/node';
+import { install, runAsOwnWork, setFrameResolver } from '@jsprof/runtime/node';
 import { instrumentModule } from './instrument';
 import { shouldInstrument } from './filter';
 import { readSettings } from './options';
@@ -47,7 +47,7 @@ if (!state.__jsprofRegistered) {
       instrumenting = true;
       let instrumented;
       try {
-        instrumented = instrumentModule(content, filename, settings.instrument);
+        instrumented = runAsOwnWork(() => instrumentModule(content, filename, settings.instrument));
       } finally {
         instrumenting = false;
       }

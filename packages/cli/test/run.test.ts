@@ -46,6 +46,13 @@ describe('jsprof run', () => {
     }
   });
 
+  test('time spent instrumenting modules (the cache was cold) is not charged to the program', () => {
+    const summary = summarize(trace);
+    const callers = summary.functions.filter((f) => f.resource === phasesUrl && f.line >= 60 && f.line <= 62);
+    expect(callers.length).toBeGreaterThan(0);
+    for (const caller of callers) expect(caller.self / summary.busy).toBeLessThan(0.06);
+  });
+
   test('leaves jsprof’s own frames out', () => {
     expect(trace.resources.some((r: string) => r.includes('/packages/cli/') || r.includes('/packages/runtime/'))).toBe(false);
   });

@@ -213,6 +213,21 @@ export class Engine {
   }
 
   /**
+   * Runs the profiler's own work on this thread (instrumenting a module as it loads): it takes no
+   * sample, and ticks falling due meanwhile are recorded without a stack, as while the program
+   * waits for Node's off-thread loader, rather than charged to the program's next check.
+   */
+  ownWork<T>(fn: () => T): T {
+    return this.guard(() => {
+      try {
+        return fn();
+      } finally {
+        this.idleTick();
+      }
+    });
+  }
+
+  /**
    * Called by an inserted check when its counter runs out. Without a sampler thread, exit checks
    * call it every few exits (see armExits): when no sample is due it only read the clock, and the
    * count-down stays as it was. Never throws.

@@ -61,6 +61,14 @@ export function setFrameResolver(resolver: FrameResolver): void {
   getEngine().resolver = resolver;
 }
 
+/**
+ * Runs a tool's own work on the program's thread (instrumenting a module as it loads): ticks
+ * falling due meanwhile are recorded without a stack, not charged to the program's next check.
+ */
+export function runAsOwnWork<T>(fn: () => T): T {
+  return getEngine().ownWork(fn);
+}
+
 /** Counters for benchmarks: ticks that fell due, and how many were recorded with a stack. */
 export function samplerStats(): { ticks: number; withStack: number; mode: string } {
   const engine = getEngine();

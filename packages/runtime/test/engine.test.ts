@@ -473,6 +473,36 @@ describe('arming', () => {
     expect(session.samples).toHaveLength(1);
   });
 
+  test('ownWork(): ticks falling due during the profiler\'s own work have no stack; the next tick is taken as usual', () => {
+    const env = setup();
+    const session = env.start();
+    const origin = env.clock;
+    env.advance(5);
+    expect(
+      env.engine.ownWork(() => {
+        env.advance(30); // ticks at 10, 20 and 30 fall due
+        env.hook.c[0] = -1;
+        env.engine.slowPath();
+        return 'instrumented';
+      }),
+    ).toBe('instrumented');
+    expect(session.samples.map((s) => [s.timestamp - origin, s.stack])).toEqual([
+      [10, -1],
+      [20, -1],
+      [35, -1],
+    ]);
+    expect(env.hook.c[0]).toBeLessThan(REARM);
+    env.advance(6);
+    env.engine.slowPath();
+    expect(session.samples).toHaveLength(4);
+    expect(session.samples[3].stack).toBeGreaterThanOrEqual(0);
+    expect(() =>
+      env.engine.ownWork(() => {
+        throw new Error('syntax');
+      }),
+    ).toThrow('syntax');
+  });
+
   test('guard() returns and rethrows', () => {
     const env = setup();
     expect(env.engine.guard(() => 42)).toBe(42);
