@@ -146,7 +146,8 @@ describe('--to speedscope', () => {
 
       // The sandwich view's table: total and self time of every function, each sample weighing 10 ms.
       const shown = new Map([...body.matchAll(/^(\S+) \(.*\)\n\t(\S+) \(.*\)\n\t(.+)$/gm)].map(([, total, self, name]) => [name, { total, self }]));
-      const ms = (samples: number) => (samples ? `${(samples * 10).toFixed(2)}ms` : '0.00ns');
+      // speedscope's TimeFormatter: seconds from 1 s, milliseconds below (and m:ss from a minute)
+      const ms = (samples: number) => (samples >= 100 ? `${(samples / 100).toFixed(2)}s` : samples ? `${(samples * 10).toFixed(2)}ms` : '0.00ns');
       const summary = summarize(trace);
       for (const name of ['fib', 'spin', 'map']) {
         const f = summary.functions.find((f) => f.name === name)!;

@@ -1,8 +1,9 @@
 /**
- * The classic-script build in headless Chromium (Debian's, driven by playwright-core): a page and a
- * dedicated worker, with and without cross-origin isolation (a sampler thread, or the count-down),
- * sample inside a long task; Chromium's
- * native Profiler is kept where the page may use it (Document-Policy: js-profiling) and replaced where not.
+ * The classic-script build in headless Chromium (Debian's, driven by playwright-core): sampling pauses
+ * while the page is hidden; Chromium's native Profiler is kept where the page may use it
+ * (Document-Policy: js-profiling) and replaced where not; origin masking with a second origin.
+ * Long tasks in pages and workers, with and without isolation, are tried in every engine in
+ * engines.test.ts.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -12,23 +13,9 @@ import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../p
 import { BUSY_SCRIPT } from './helpers';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
-/** A long task in instrumented code (BUSY_SCRIPT), and a driver that profiles it. */
-const APP = `${BUSY_SCRIPT}
-async function profileBusy(ms) {
-  const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-  // A page's Worker starts only once the page yields: let the sampler thread start, then block.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  busy(ms);
-  const trace = await p.stop();
-  const withStack = trace.samples.filter((s) => s.stackId !== undefined);
-  const leaves = withStack.map((s) => trace.frames[trace.stacks[s.stackId].frameId].name);
-  return { samples: trace.samples.length, withStack: withStack.length, leaves, resources: trace.resources, polyfill: Profiler === jsprof.Profiler, mode: jsprof.samplerStats().mode, isolated: self.crossOriginIsolated };
-}`;
-
 const FILES: Record<string, string> = {
   '/jsprof.global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
-  '/app.js': APP,
-  '/worker.js': `importScripts('/jsprof.global.js', '/app.js'); onmessage = async (e) => postMessage(await profileBusy(e.data));`,
+  '/app.js': BUSY_SCRIPT,
   '/': '<!doctype html><script src="/jsprof.global.js"></script><script src="/app.js"></script>',
 };
 
@@ -119,39 +106,6 @@ async function inPage(query: string, run: string, pathname = '/'): Promise<any> 
     await page.close();
   }
 }
-
-/** 300 ms in one long task at 10 ms: most ticks taken, each with the stack of the busy code. */
-function expectSampledLongTask(result: any) {
-  expect(result.polyfill).toBe(true);
-  // isolated: a Worker samples as a thread; not isolated: the count-down
-  expect(result.mode).toBe(result.isolated ? 'thread' : 'count-down');
-  expect(result.withStack).toBeGreaterThan(15);
-  // the 200 ms before the task are idle: samples without a stack
-  expect(result.samples - result.withStack).toBeGreaterThan(5);
-  expect(result.leaves.every((name: string) => name === 'busy' || name === 'step')).toBe(true);
-  expect(result.resources).toEqual([`${origin}/app.js`]);
-}
-
-describe.each([
-  ['not cross-origin isolated (no SharedArrayBuffer)', 'plain', false],
-  ['cross-origin isolated', 'isolated', true],
-])('a page %s', (_label, query, isolated) => {
-  test('the polyfill samples inside a long task', async () => {
-    const result = await inPage(query, 'profileBusy(300)');
-    expect(result.isolated).toBe(isolated);
-    expectSampledLongTask(result);
-  });
-
-  test('a dedicated worker loading the classic script samples too', async () => {
-    // The worker's script is served as the page is (an isolated page's worker must be isolated too).
-    const result = await inPage(
-      query,
-      `new Promise((resolve) => { const w = new Worker('/worker.js' + location.search); w.onmessage = (e) => resolve(e.data); w.onerror = () => resolve({ error: 'worker failed' }); w.postMessage(300); })`,
-    );
-    expect(result.isolated).toBe(isolated);
-    expectSampledLongTask(result);
-  });
-});
 
 test('sampling pauses while the page is hidden', async () => {
   const result = await inPage(
