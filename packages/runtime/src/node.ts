@@ -4,7 +4,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, isMainThread, workerData } from 'node:worker_threads';
 import { getEngine } from './hook';
 import type { Ticker } from './engine';
 import { TICKER_LOOP, startTicker } from './ticker';
@@ -12,9 +12,23 @@ import { FrameResolver, defaultResolver } from './trace';
 
 export * from './index';
 
+/** Marks the sampler thread's workerData: the runtime loaded there (by a preload) starts no thread of its own. */
+const SAMPLER_THREAD = 'jsprofSamplerThread';
+
+/**
+ * The thread gets no command-line options (`-r`, `--cpu-prof`): a preload that starts a profiler
+ * would otherwise run in it too. Preloads in NODE_OPTIONS still run there; the mark stops them
+ * from starting a thread in turn.
+ */
 function startWorkerTicker(counter: Int32Array): Ticker | null {
   return startTicker(counter, (data) => {
-    const worker = new Worker(`const data = require('node:worker_threads').workerData;\n${TICKER_LOOP}`, { eval: true, workerData: data, stdout: false, stderr: false });
+    const worker = new Worker(`const data = require('node:worker_threads').workerData;\n${TICKER_LOOP}`, {
+      eval: true,
+      workerData: { ...data, [SAMPLER_THREAD]: true },
+      execArgv: [],
+      stdout: false,
+      stderr: false,
+    });
     worker.unref();
     worker.on('error', () => {});
   });
@@ -25,7 +39,8 @@ export function useSamplerThread(enabled = true): void {
   getEngine().platform.startTicker = enabled ? startWorkerTicker : undefined;
 }
 
-if (process.env.JSPROF_SAMPLER !== 'count-down') useSamplerThread(true);
+const inSamplerThread = !isMainThread && workerData?.[SAMPLER_THREAD] === true;
+if (process.env.JSPROF_SAMPLER !== 'count-down' && !inSamplerThread) useSamplerThread(true);
 
 /**
  * The default resolver under Node: resources are URLs, as in a browser, so a CommonJS module's

@@ -186,6 +186,46 @@ describe('in a fresh process', () => {
   });
 });
 
+describe('a preload that starts a profiler', () => {
+  /** Runs a program whose preload (a -r module, loading the built runtime) starts a profiler; returns the threads the preload ran in and how many samples had a stack. */
+  function runWithPreload(via: 'command line' | 'NODE_OPTIONS') {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'jsprof-preload-'));
+    const log = path.join(dir, 'threads.log');
+    const preload = path.join(dir, 'start-profiling.js');
+    fs.writeFileSync(
+      preload,
+      `require('node:fs').appendFileSync(${JSON.stringify(log)}, require('node:worker_threads').threadId + '\\n');
+      globalThis.profiler = new (require(${JSON.stringify(require.resolve('@jsprof/runtime/node'))}).Profiler)({ sampleInterval: 10, maxBufferSize: 1000 });`,
+    );
+    const program = `const work = require(${JSON.stringify(WORK_FILE)});
+      work.busy(400);
+      globalThis.profiler.stop().then((t) => console.log(JSON.stringify({ stacked: t.samples.filter((s) => s.stackId !== undefined).length })));`;
+    const preloads = ['--require', preload];
+    const result = spawnSync(process.execPath, via === 'command line' ? [...preloads, '-e', program] : ['-e', program], {
+      encoding: 'utf8',
+      env: { ...process.env, ...(via === 'NODE_OPTIONS' ? { NODE_OPTIONS: preloads.join(' ') } : {}) },
+      timeout: 30000,
+    });
+    expect([result.status, result.stderr]).toEqual([0, '']);
+    const threads = new Set(fs.readFileSync(log, 'utf8').trim().split('\n'));
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { threads, stacked: JSON.parse(result.stdout.trim().split('\n').pop()!).stacked };
+  }
+
+  test('on the command line, it does not run in the sampler thread', () => {
+    const { threads, stacked } = runWithPreload('command line');
+    expect([...threads]).toEqual(['0']);
+    expect(stacked).toBeGreaterThan(10);
+  });
+
+  test('in NODE_OPTIONS it runs in the sampler thread too, which starts no thread in turn', () => {
+    const { threads, stacked } = runWithPreload('NODE_OPTIONS');
+    expect(threads.size).toBeLessThanOrEqual(2);
+    expect(stacked).toBeGreaterThan(10);
+  });
+});
+
 test('sleep helper is real time', async () => {
   const t = performance.now();
   await sleep(20);
