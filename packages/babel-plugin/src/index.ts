@@ -9,7 +9,7 @@
  */
 import {
   CHECK_SOURCE,
-  COUNTER_ID,
+  ENTRY_CHECK_ID,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
   exitCheckSource,
@@ -72,7 +72,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
         const src: string = state.file.code ?? '';
         const lines = new LineIndex(src);
         // Files left alone still list their functions: tools name frames with them.
-        const enabled = shouldInstrumentFile(options, state.filename) && !program.scope.hasBinding(COUNTER_ID);
+        const enabled = shouldInstrumentFile(options, state.filename) && !program.scope.hasBinding(ENTRY_CHECK_ID);
         const toInstrument: NodePath[] = [];
 
         program.traverse({

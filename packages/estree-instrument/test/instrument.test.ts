@@ -122,11 +122,11 @@ describe('inserted text', () => {
   test('a hashbang line, a BOM, CRLF and astral characters survive', () => {
     const body = 'const s = "𝒳é"; // 𝒳\r\nfunction f(a) {\r\n  return s + a;\r\n}\r\n';
     const hashbang = run(`#!/usr/bin/env node\r\n${body}`, { threshold: 1 });
-    expect(hashbang.code.startsWith('#!/usr/bin/env node\r\n;function __jsprof$c')).toBe(true);
+    expect(hashbang.code.startsWith('#!/usr/bin/env node\r\n;function __jsprof$e')).toBe(true);
     expect(hashbang.code).toContain('const s = "𝒳é"; // 𝒳\r\n');
     expect(runScript(`${hashbang.code.replace(/^#!.*/, '')}; f(1)`)).toBe('𝒳é1');
     const bom = run(`\uFEFF${body}`, { threshold: 1 });
-    expect(bom.code.startsWith('\uFEFF;function __jsprof$c')).toBe(true);
+    expect(bom.code.startsWith('\uFEFF;function __jsprof$e')).toBe(true);
     expect(runScript(`${bom.code}; f(2)`)).toBe('𝒳é2');
   });
 

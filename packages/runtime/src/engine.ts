@@ -59,12 +59,31 @@ export interface Platform {
 export interface Hook {
   /** [count-down of entry and loop checks, count of exit checks]. */
   c: Int32Array;
-  /** The slow path of a check: `kind` is 1 at a function's entry, 2 at its exit (see @jsprof/policy's check texts). */
+  /** The slow path of a check: `kind` is 1 at a function's entry, 2 at its exit (see @jsprof/policy's check.ts). */
   s: (kind?: number) => void;
+  /** The checks instrumented code calls: at a function's entry, at the exit of one with loops, elsewhere. */
+  e: () => void;
+  x: () => void;
+  k: () => void;
 }
 
 const ENTRY = 1;
 const EXIT = 2;
+
+/** The checks of `hook`, which call its slow path with their kind when their counter runs out. */
+export function checksFor(counter: Int32Array, slowPath: (kind?: number) => void): Pick<Hook, 'e' | 'x' | 'k'> {
+  return {
+    e: function checkEntry() {
+      if (--counter[0] < 0) slowPath(ENTRY);
+    },
+    x: function checkLoopingExit() {
+      if (--counter[1] < 0) slowPath(EXIT);
+    },
+    k: function check() {
+      if (--counter[0] < 0) slowPath();
+    },
+  };
+}
 
 export class Session {
   readonly samples: HeldSample[] = [];
@@ -251,7 +270,8 @@ export class Engine {
       if (now >= this.dueTime()) {
         let stack = -1;
         try {
-          stack = this.store.add(captureStack(this.hook.s, kind === ENTRY ? 1 : 0));
+          const check = kind === ENTRY ? this.hook.e : kind === EXIT ? this.hook.x : this.hook.k;
+          stack = this.store.add(captureStack(check, kind === ENTRY ? 1 : 0));
         } catch {
           // recorded without a stack
         }
@@ -264,6 +284,22 @@ export class Engine {
       this.busy--;
     }
   };
+
+  /**
+   * Runs each check's slow path while no profiler runs (it only disarms then), so the call is no
+   * longer one that never ran when an optimising compiler inlines the checks: the first sample
+   * taken in a function would otherwise deoptimise it.
+   */
+  warmChecks() {
+    if (this.sessions.size) return;
+    for (let i = 0; i < 20; i++) {
+      for (const check of [this.hook.e, this.hook.x, this.hook.k]) {
+        this.hook.c.fill(0);
+        check();
+      }
+    }
+    this.disarm();
+  }
 
   /** Checks run, and take no sample, until the counters are armed again. */
   private disarm() {

@@ -1,8 +1,9 @@
 /**
- * The object inserted checks reach (`globalThis.__jsprof`): the counter `c` and the slow path `s`.
+ * The object inserted checks reach (`globalThis.__jsprof`): the checks `e`, `x` and `k`, the counter `c`
+ * they count on and the slow path `s` they call.
  * One per realm, created when the runtime first loads; a second copy of the runtime reuses it.
  */
-import { Engine, Hook, Platform, REARM } from './engine';
+import { Engine, Hook, Platform, REARM, checksFor } from './engine';
 import { RUNTIME_GLOBAL } from './names';
 
 interface RealmHook extends Hook {
@@ -28,15 +29,17 @@ export const defaultPlatform: Platform = {
 };
 
 function createHook(): RealmHook {
-  const hook: RealmHook = { c: newCounter(), s: () => {} };
+  const counter = newCounter();
+  const hook = { c: counter } as RealmHook;
   const engine = new Engine(hook, defaultPlatform);
-  hook.s = engine.slowPath;
+  Object.assign(hook, { s: engine.slowPath }, checksFor(counter, engine.slowPath));
   Object.defineProperty(hook, 'engine', { value: engine, enumerable: false });
+  engine.warmChecks();
   return hook;
 }
 
 function isHook(value: any): value is RealmHook {
-  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.s === 'function' && value.engine instanceof Object;
+  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.e === 'function' && value.engine instanceof Object;
 }
 
 export const hook: RealmHook = isHook(realm[RUNTIME_GLOBAL]) ? realm[RUNTIME_GLOBAL] : createHook();

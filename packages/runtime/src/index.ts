@@ -17,9 +17,10 @@ export { parseStack, parseV8Stack, parseAtStack } from './stack-parsers';
 export type { ParsedFrame } from './stack-parsers';
 export { BASE_INTERVAL } from './engine';
 
-/** For modules instrumented with `runtime: 'import'`: the counter and slow path of the checks. */
-export const checkCounter: Int32Array = hook.c;
-export const checkSlowPath: (kind?: number) => void = hook.s;
+/** For modules instrumented with `runtime: 'import'`: the checks (see @jsprof/policy's check.ts). */
+export const checkEntry: () => void = hook.e;
+export const checkLoopingExit: () => void = hook.x;
+export const check: () => void = hook.k;
 
 /** Whether `Profiler` is a native implementation a page may construct. */
 function isWorkingNative(candidate: unknown): boolean {

@@ -2,7 +2,7 @@
  * The shared sampler on a simulated clock: the tick grid, late and missed ticks, idle ticks, full
  * sessions, bounded memory, and the count-down and thread arming, deterministically.
  */
-import { BASE_INTERVAL, Engine, Platform, REARM, Session, Ticker } from '../src/engine';
+import { BASE_INTERVAL, Engine, Hook, Platform, REARM, Session, Ticker, checksFor } from '../src/engine';
 import { defaultResolver } from '../src/trace';
 
 interface FakeTicker extends Ticker {
@@ -28,7 +28,7 @@ function fakeTicker(): FakeTicker {
 function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
-  const hook = { c: new Int32Array(2), s: () => {} };
+  const hook = { c: new Int32Array(2) } as Hook;
   hook.c[0] = REARM;
   const platform: Platform = {
     now: () => (options.coarse ? Math.floor(clock) : clock),
@@ -42,6 +42,8 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   };
   const engine = new Engine(hook, platform);
   hook.s = engine.slowPath;
+  // The checks call whatever hook.s is at the time, so a test can count slow-path calls.
+  Object.assign(hook, checksFor(hook.c, (kind) => hook.s(kind)));
   const fired: Session[] = [];
   const env = {
     engine,
@@ -66,7 +68,12 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
     fired,
     /** An instrumented check, as inserted. */
     check() {
-      if (--hook.c[0] < 0) hook.s();
+      hook.k();
+    },
+    /** A check whose count-down has run out: it calls the slow path. */
+    checkRunsOut() {
+      hook.c[0] = 0;
+      hook.k();
     },
     /**
      * Runs checks for `ms` of simulated time, `perMs` checks per ms; a fake thread zeroes the counter
@@ -109,15 +116,15 @@ describe('the tick grid', () => {
     const env = setup();
     const session = env.start();
     env.advance(5);
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(0);
     env.advance(6); // 11 ms: tick 1 (10 ms) is due
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(1);
     expect(session.samples[0].timestamp).toBe(env.clock);
     expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
     env.advance(1);
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(1);
   });
 
@@ -126,7 +133,7 @@ describe('the tick grid', () => {
     const session = env.start();
     const origin = env.clock;
     env.advance(42); // ticks at 10, 20, 30, 40 are due
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples.map((s) => s.timestamp)).toEqual([origin + 10, origin + 20, origin + 30, env.clock]);
     expect(new Set(session.samples.map((s) => s.stack)).size).toBe(1);
     expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
@@ -136,7 +143,7 @@ describe('the tick grid', () => {
     const env = setup();
     const session = env.start();
     env.advance(70 * BASE_INTERVAL + 1);
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(70);
     expect(session.samples.slice(0, 20).every((s) => s.stack === -1)).toBe(true);
     expect(session.samples.slice(20).every((s) => s.stack >= 0)).toBe(true);
@@ -162,7 +169,7 @@ describe('the tick grid', () => {
     const coarse = env.start(30);
     for (let i = 0; i < 40; i++) {
       env.advance(BASE_INTERVAL * 0.7);
-      env.engine.slowPath();
+      env.checkRunsOut();
     }
     const times = new Set(fine.samples.map((s) => s.timestamp));
     expect(coarse.samples.length).toBeGreaterThanOrEqual(8);
@@ -174,12 +181,59 @@ describe('the tick grid', () => {
     const env = setup();
     const first = env.start(10);
     env.advance(25);
-    env.engine.slowPath(); // ticks 1, 2
+    env.checkRunsOut(); // ticks 1, 2
     const second = env.start(20); // starts at tick 3
     env.advance(60);
-    env.engine.slowPath(); // ticks 3..8
+    env.checkRunsOut(); // ticks 3..8
     expect(first.samples).toHaveLength(8);
     expect(second.samples).toHaveLength(3); // ticks 3, 5, 7
+  });
+});
+
+describe('the checks', () => {
+  test("a sample leaves out the check's frame and the runtime's; an entry check leaves out the function it enters too", () => {
+    const env = setup();
+    const session = env.start();
+    const top = (i: number) => env.engine.store.frames[env.engine.store.stacks[2 * session.samples[i].stack + 1]].name;
+    function looping() {
+      env.hook.k();
+    }
+    function exiting() {
+      env.hook.x();
+    }
+    function entered() {
+      env.hook.e();
+    }
+    function caller() {
+      entered();
+    }
+    env.advance(11);
+    env.hook.c[0] = 0;
+    looping();
+    env.advance(10);
+    env.hook.c[1] = 0;
+    exiting();
+    env.advance(10);
+    env.hook.c[0] = 0;
+    caller();
+    expect([0, 1, 2].map(top)).toEqual(['looping', 'exiting', 'caller']);
+  });
+
+  test('warmChecks() runs each check\'s slow path once the checks have run enough to keep feedback, takes no sample, and leaves them disarmed', () => {
+    const env = setup();
+    let calls = 0;
+    const slowPath = env.hook.s;
+    env.hook.s = (kind) => {
+      calls++;
+      slowPath(kind);
+    };
+    env.engine.warmChecks();
+    expect(calls).toBeGreaterThanOrEqual(3 * 10); // V8 keeps feedback only once a function has run a few times
+    expect(Array.from(env.hook.c)).toEqual([REARM, REARM]);
+    const session = env.start();
+    calls = 0;
+    env.engine.warmChecks(); // a profiler runs: nothing is run that could take a sample
+    expect([calls, session.samples.length]).toEqual([0, 0]);
   });
 });
 
@@ -190,7 +244,7 @@ describe('full sessions and memory', () => {
     const large = env.start(10, 10000);
     for (let i = 0; i < 20; i++) {
       env.advance(10);
-      env.engine.slowPath();
+      env.checkRunsOut();
     }
     expect(small.samples).toHaveLength(3);
     expect(small.full).toBe(true);
@@ -205,7 +259,7 @@ describe('full sessions and memory', () => {
     const session = env.start(10, 50);
     for (let i = 0; i < 2000; i++) {
       env.advance(10);
-      env.engine.slowPath();
+      env.checkRunsOut();
     }
     expect(session.samples).toHaveLength(50);
   });
@@ -214,7 +268,7 @@ describe('full sessions and memory', () => {
     const env = setup();
     const session = env.start(10, 0);
     env.advance(11);
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(0);
     expect(env.fired).toEqual([session]);
   });
@@ -225,7 +279,7 @@ describe('full sessions and memory', () => {
     const running = env.start(10, 10000);
     for (let i = 0; i < 5; i++) {
       env.advance(10);
-      env.engine.slowPath();
+      env.checkRunsOut();
     }
     expect(env.engine.store.frames.length).toBeGreaterThan(0);
     env.engine.stop(running);
@@ -244,7 +298,7 @@ describe('full sessions and memory', () => {
     const env = setup();
     const a = env.start();
     env.advance(11);
-    env.engine.slowPath();
+    env.checkRunsOut();
     env.engine.stop(a);
     env.start();
     expect(env.engine.store.frames).toHaveLength(0);
@@ -252,8 +306,7 @@ describe('full sessions and memory', () => {
 
   test('without sessions the slow path disarms the counter', () => {
     const env = setup();
-    env.hook.c[0] = -1;
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(env.hook.c[0]).toBe(REARM);
   });
 });
@@ -343,12 +396,12 @@ describe('arming', () => {
     const env = setup();
     const session = env.start();
     let reads = 0;
-    const exitCheck = () => {
-      if (--env.hook.c[1] < 0) {
-        reads++;
-        env.hook.s(2);
-      }
+    const slowPath = env.hook.s;
+    env.hook.s = (kind) => {
+      if (kind === 2) reads++;
+      slowPath(kind);
     };
+    const exitCheck = env.hook.x;
     env.run(15, 2000); // a dense phase, ending between ticks: the count-down learns 2000 checks per ms
     const armed = env.hook.c[0];
     env.advance(0.5);
@@ -369,12 +422,14 @@ describe('arming', () => {
     const env = setup();
     env.start();
     let reads = 0;
+    const slowPath = env.hook.s;
+    env.hook.s = (kind) => {
+      reads++;
+      slowPath(kind);
+    };
     for (let i = 0; i < 20000; i++) {
       env.advance(0.0005); // 2 exits per microsecond, for 10 ms
-      if (--env.hook.c[1] < 0) {
-        reads++;
-        env.hook.s(2);
-      }
+      env.hook.x();
     }
     expect(reads).toBeLessThan(400);
     expect(reads).toBeGreaterThan(50);
@@ -464,12 +519,11 @@ describe('arming', () => {
     const session = env.start();
     env.advance(15);
     env.engine.guard(() => {
-      env.hook.c[0] = -1;
-      env.engine.slowPath();
+      env.checkRunsOut();
       expect(session.samples).toHaveLength(0);
     });
     expect(env.hook.c[0]).toBeLessThan(REARM); // armed again
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(1);
   });
 
@@ -481,8 +535,7 @@ describe('arming', () => {
     expect(
       env.engine.ownWork(() => {
         env.advance(30); // ticks at 10, 20 and 30 fall due
-        env.hook.c[0] = -1;
-        env.engine.slowPath();
+        env.checkRunsOut();
         return 'instrumented';
       }),
     ).toBe('instrumented');
@@ -493,7 +546,7 @@ describe('arming', () => {
     ]);
     expect(env.hook.c[0]).toBeLessThan(REARM);
     env.advance(6);
-    env.engine.slowPath();
+    env.checkRunsOut();
     expect(session.samples).toHaveLength(4);
     expect(session.samples[3].stack).toBeGreaterThanOrEqual(0);
     expect(() =>

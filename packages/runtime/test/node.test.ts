@@ -10,7 +10,7 @@ import * as node from '../src/node';
 import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
 import { getEngine } from '../src/hook';
 import { RUNTIME_GLOBAL } from '../src/names';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, RUNTIME_GLOBAL as POLICY_RUNTIME_GLOBAL } from '../../policy/src/check';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, HOOK_CHECK, HOOK_ENTRY_CHECK, HOOK_LOOPING_EXIT_CHECK, RUNTIME_GLOBAL as POLICY_RUNTIME_GLOBAL } from '../../policy/src/check';
 import { WORK_FILE, expectValidTrace, loadWork, runChild, sleep, stackFrames, withStack } from './helpers';
 
 const work = loadWork();
@@ -90,7 +90,7 @@ describe('the package', () => {
   test('@jsprof/runtime/node re-exports the index', () => {
     for (const key of Object.keys(index)) expect((node as any)[key]).toBe((index as any)[key]);
     expect(typeof node.useSamplerThread).toBe('function');
-    for (const name of ['Profiler', 'profile', 'install', 'setFrameResolver', 'samplerStats', 'checkCounter', 'checkSlowPath', 'effectiveInterval', 'BASE_INTERVAL', 'parseStack', 'parseV8Stack', 'parseAtStack']) {
+    for (const name of ['Profiler', 'profile', 'install', 'setFrameResolver', 'samplerStats', 'checkEntry', 'checkLoopingExit', 'check', 'effectiveInterval', 'BASE_INTERVAL', 'parseStack', 'parseV8Stack', 'parseAtStack']) {
       expect(index).toHaveProperty(name);
     }
     expect(typeof index.Profiler.prototype.stopSync).toBe('function');
@@ -115,8 +115,8 @@ describe('the package', () => {
 
   test('the checks reach the runtime through the global the policy names', () => {
     expect(RUNTIME_GLOBAL).toBe(POLICY_RUNTIME_GLOBAL);
-    expect((globalThis as any)[RUNTIME_GLOBAL].c).toBe(index.checkCounter);
-    expect((globalThis as any)[RUNTIME_GLOBAL].s).toBe(index.checkSlowPath);
+    const hook = (globalThis as any)[RUNTIME_GLOBAL];
+    expect([hook[HOOK_ENTRY_CHECK], hook[HOOK_LOOPING_EXIT_CHECK], hook[HOOK_CHECK]]).toEqual([index.checkEntry, index.checkLoopingExit, index.check]);
     // The hand-instrumented fixture carries exactly what the transform inserts.
     const fixture = fs.readFileSync(WORK_FILE, 'utf8');
     expect(fixture).toContain(GLOBAL_PRELUDE_SOURCE);
@@ -130,7 +130,7 @@ describe('the package', () => {
       copy = require('../src/node');
     });
     expect(copy!.Profiler).not.toBe(Profiler);
-    expect(copy!.checkCounter).toBe(index.checkCounter);
+    expect(copy!.checkEntry).toBe(index.checkEntry);
     const mine = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
     const theirs = new copy!.Profiler({ sampleInterval: 30, maxBufferSize: 1000 });
     work.busy(200);
