@@ -70,7 +70,7 @@ export interface Hook {
 const ENTRY = 1;
 const EXIT = 2;
 
-/** The checks of `hook`, which call its slow path with their kind when their counter runs out. */
+/** The checks instrumented code calls: each counts down its element of `counter` and calls `slowPath` with its kind when that runs out. */
 export function checksFor(counter: Int32Array, slowPath: (kind?: number) => void): Pick<Hook, 'e' | 'x' | 'k'> {
   return {
     e: function checkEntry() {
