@@ -9,7 +9,8 @@
  * - count-down mode (no SharedArrayBuffer): the counter holds the number of checks expected before
  *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun; the
  *   exit checks of functions with loops count on a second counter that reads the clock about every
- *   EXIT_READ_INTERVAL (see armExits), for time that passes in loops between sparse checks;
+ *   EXIT_READ_INTERVAL (see armExits), for time that passes in loops between sparse checks, and
+ *   take a tick the count-down has left EXIT_GRACE late;
  * - thread mode: a sampler thread sees the time pass and sets both counters to 0, which follows
  *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
@@ -38,6 +39,12 @@ const RATE_WINDOW = 1;
  * frequent (short functions called in a hot path), so that the reads cost little.
  */
 const EXIT_READ_INTERVAL = 0.1;
+/**
+ * Without a thread, exits that read the clock take a tick only once it is this late (ms): where
+ * checks are dense the count-down takes it first, at a check as likely anywhere as the time spent
+ * there, while the exits that read the clock are those of functions called most often.
+ */
+const EXIT_GRACE = 1;
 export const MAX_SESSIONS = 100;
 
 export interface Ticker {
@@ -263,7 +270,7 @@ export class Engine {
         return;
       }
       const now = this.platform.now();
-      if (now < this.dueTime() && kind === EXIT) {
+      if (kind === EXIT && now < this.dueTime() + (this.ticker?.ready() ? 0 : EXIT_GRACE)) {
         this.armExits(now);
         return;
       }

@@ -418,6 +418,30 @@ describe('arming', () => {
     expect(reads).toBe(22);
   });
 
+  test('count-down: an exit reading the clock less than 1 ms after the tick leaves it to the count-down; one reading it later takes it', () => {
+    const env = setup();
+    const session = env.start();
+    env.advance(10.5); // tick 1 (10 ms) is due, and no check has run
+    env.hook.c[1] = 0;
+    env.hook.x();
+    expect(session.samples).toHaveLength(0);
+    env.advance(0.6);
+    env.hook.c[1] = 0;
+    env.hook.x();
+    expect(session.samples).toHaveLength(1);
+    expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
+  });
+
+  test('thread: an exit the thread zeroed takes the tick at once', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    env.advance(10.1);
+    env.hook.c.fill(0); // the thread's zero
+    env.hook.x();
+    expect(session.samples).toHaveLength(1);
+  });
+
   test('count-down: frequent exit checks read the clock about every 0.1 ms, not each time', () => {
     const env = setup();
     env.start();
