@@ -20,6 +20,13 @@ export interface TraceLimits {
   maxStringLength?: number;
 }
 
+/**
+ * How far (ms) a sample's timestamp may fall behind the latest before it: Chromium coarsens the
+ * timestamps of its own traces in pages that are not cross-origin isolated, and they can step back
+ * by a few microseconds.
+ */
+export const TIMESTAMP_STEP_BACK = 0.1;
+
 export const DEFAULT_LIMITS: Required<TraceLimits> = { maxEntries: 10_000_000, maxStringLength: 64 * 1024 };
 
 /** What travels with a trace (`sendTrace`'s `meta`): page, release… Strings, numbers and booleans only. */
@@ -100,8 +107,10 @@ export function validateTrace(value: unknown, limits: TraceLimits = {}): Profile
     if (typeof s.timestamp !== 'number' || !Number.isFinite(s.timestamp)) {
       throw new TraceError(`samples[${i}].timestamp is ${s.timestamp === undefined ? 'missing' : describe(s.timestamp)}, not a finite number`);
     }
-    if (s.timestamp < previous) throw new TraceError(`samples[${i}].timestamp ${s.timestamp} is earlier than the sample before it (${previous})`);
-    previous = s.timestamp;
+    if (s.timestamp < previous - TIMESTAMP_STEP_BACK) {
+      throw new TraceError(`samples[${i}].timestamp ${s.timestamp} is earlier than a sample before it (${previous})`);
+    }
+    previous = Math.max(previous, s.timestamp);
     if (s.stackId !== undefined && !isIndex(s.stackId, stacks.length)) {
       throw new TraceError(`samples[${i}].stackId ${describe(s.stackId)} is not an index into stacks (${stacks.length} of them)`);
     }

@@ -88,6 +88,10 @@ describe('toCpuProfile', () => {
     expect(profile.endTime).toBe(170_000);
   });
 
+  it("never goes back in time: a timestamp a few microseconds behind the one before (Chromium's coarsening) has a delta of 0", () => {
+    expect(toCpuProfile(sampledAt(10, 9.995, 20)).timeDeltas).toEqual([0, 0, 10_000]);
+  });
+
   it('ends one median gap after the last sample, or 10 ms when no two samples are apart', () => {
     expect(toCpuProfile(sampledAt(0, 20, 40, 60, 100))).toMatchObject({ startTime: 0, endTime: 120_000, timeDeltas: [0, 20_000, 20_000, 20_000, 40_000] });
     expect(toCpuProfile(sampledAt(5))).toMatchObject({ startTime: 5000, endTime: 15_000, timeDeltas: [0] });

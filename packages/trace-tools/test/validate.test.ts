@@ -54,7 +54,8 @@ describe('validateTrace', () => {
     ['a stack that is its own parent', { ...goodTrace(), stacks: [{ frameId: 0 }, { frameId: 1, parentId: 1 }] }, 'stacks[1].parentId 1 is not an earlier stack'],
     ['a string parentId', { ...goodTrace(), stacks: [{ frameId: 0 }, { frameId: 1, parentId: '0' }] }, 'stacks[1].parentId "0" is not an earlier stack'],
     ['a NaN timestamp (as null in JSON)', { ...goodTrace(), samples: [{ timestamp: null }] }, 'samples[0].timestamp is null, not a finite number'],
-    ['timestamps out of order', { ...goodTrace(), samples: [{ timestamp: 20 }, { timestamp: 10 }] }, 'samples[1].timestamp 10 is earlier than the sample before it (20)'],
+    ['timestamps out of order', { ...goodTrace(), samples: [{ timestamp: 20 }, { timestamp: 10 }] }, 'samples[1].timestamp 10 is earlier than a sample before it (20)'],
+    ['timestamps stepping back a little at a time', { ...goodTrace(), samples: [{ timestamp: 20 }, { timestamp: 19.95 }, { timestamp: 19.9 }, { timestamp: 19.85 }] }, 'samples[3].timestamp 19.85 is earlier than a sample before it (20)'],
     ['a stackId out of range', { ...goodTrace(), samples: [{ timestamp: 1, stackId: 3 }] }, 'samples[0].stackId 3 is not an index into stacks (3 of them)'],
     ['a sample that is not an object', { ...goodTrace(), samples: ['x'] }, 'samples[0] is "x", not an object'],
     ['meta with an object value', { meta: { page: { a: 1 } }, trace: goodTrace() }, 'meta.page is an object, not a string, number or boolean'],
@@ -62,6 +63,11 @@ describe('validateTrace', () => {
     const got = rejection(value);
     expect(got).toContain(message);
     expect(got).not.toContain('\n');
+  });
+
+  test("accepts timestamps that step back by microseconds, as Chromium's own coarsened ones do", () => {
+    const trace = { ...goodTrace(), samples: [{ timestamp: 355.95000000298023 }, { timestamp: 355.945000000298 }, { timestamp: 365.9 }] };
+    expect(validateTrace(trace)).toBe(trace);
   });
 
   test('rejects arrays and strings over the limits', () => {

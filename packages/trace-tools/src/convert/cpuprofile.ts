@@ -105,7 +105,9 @@ export function toCpuProfile(trace: ProfilerTrace): CpuProfile {
     return node.id;
   });
 
-  const micros = trace.samples.map((sample) => Math.round(sample.timestamp * 1000));
+  // Never back in time (Chromium's coarsened timestamps can step back by microseconds): deltas ≥ 0.
+  let latest = -Infinity;
+  const micros = trace.samples.map((sample) => (latest = Math.max(latest, Math.round(sample.timestamp * 1000))));
   const startTime = micros.length ? micros[0] : 0;
   const lastTime = micros.length ? micros[micros.length - 1] : startTime;
   return {
