@@ -7,10 +7,11 @@
  * stack and records it for that tick (and for ticks missed since, up to a bound). How the check
  * learns a tick is due:
  * - count-down mode (no SharedArrayBuffer): the counter holds the number of checks expected before
- *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun; the
+ *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun: each
+ *   arming covers half the time left, closing in on the tick, which is taken at the first check
+ *   after it falls due, as the thread would have it; the
  *   exit checks of functions with loops count on a second counter that reads the clock about every
- *   EXIT_READ_INTERVAL (see armExits), for time that passes in loops between sparse checks, and
- *   take a tick the count-down has left EXIT_GRACE late;
+ *   EXIT_READ_INTERVAL (see armExits), for time that passes in loops between sparse checks;
  * - thread mode: a sampler thread sees the time pass and sets both counters to 0, which follows
  *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
@@ -39,12 +40,6 @@ const RATE_WINDOW = 1;
  * frequent (short functions called in a hot path), so that the reads cost little.
  */
 const EXIT_READ_INTERVAL = 0.1;
-/**
- * Without a thread, exits that read the clock take a tick only once it is this late (ms): where
- * checks are dense the count-down takes it first, at a check as likely anywhere as the time spent
- * there, while the exits that read the clock are those of functions called most often.
- */
-const EXIT_GRACE = 1;
 export const MAX_SESSIONS = 100;
 
 export interface Ticker {
@@ -126,10 +121,12 @@ export class Engine {
   private busy = 0;
   /** The page is hidden: no tick is recorded. */
   private paused = false;
-  private armedAt = 0;
   private armedCount = 0;
   private armedZeroes = 0;
   private rate = 0;
+  /** The window the next rate is learnt from: since when, and the checks counted in it. */
+  private rateFrom = 0;
+  private rateChecks = 0;
   private exitsArmed = 0;
   private exitsArmedAt = 0;
   resolver: FrameResolver = defaultResolver;
@@ -270,7 +267,7 @@ export class Engine {
         return;
       }
       const now = this.platform.now();
-      if (kind === EXIT && now < this.dueTime() + (this.ticker?.ready() ? 0 : EXIT_GRACE)) {
+      if (now < this.dueTime() && kind === EXIT) {
         this.armExits(now);
         return;
       }
@@ -398,22 +395,29 @@ export class Engine {
     // taken, racing with this re-arming) counts as fired in the next round, never as our count.
     const zeroes = ticker ? ticker.zeroes() : 0;
     const checks = this.armedCount - counter[0];
-    const elapsed = now - this.armedAt;
     let count: number;
     if (ticker && zeroes !== this.armedZeroes) {
       // The thread zeroed the counter: how many checks ran is unknown. Halve the estimate, so that a
       // rate learnt before the program slowed down cannot push the backup far out: the backup soon
-      // runs out before the tick, and that round measures the rate again.
+      // runs out before the tick, and the rate is measured again.
       this.rate *= 0.5;
+      this.rateFrom = now;
+      this.rateChecks = 0;
       count = Math.floor(this.rate * (due - now) * BACKUP);
-    } else if (elapsed >= RATE_WINDOW) {
-      // Our count ran out (or was reset to REARM: no checks counted).
-      this.rate = Math.max(0, checks) / elapsed;
-      count = Math.floor(this.rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT));
     } else {
-      // Too short a time to learn a rate from (or a coarse clock that did not move): probe with
-      // twice as many checks, so one quick check cannot arm for millions.
-      count = Math.max(1, checks * 2);
+      // The rate is learnt from the checks of at least RATE_WINDOW, over as many armings as that
+      // takes (a count reset to REARM counted none).
+      this.rateChecks += Math.max(0, checks);
+      if (now - this.rateFrom >= RATE_WINDOW) {
+        this.rate = this.rateChecks / (now - this.rateFrom);
+        this.rateFrom = now;
+        this.rateChecks = 0;
+      }
+      // Each arming covers a share of the time left, so the count-down closes in on the tick and
+      // takes it at the first check after it falls due: a count that overran the tick would take it
+      // at a check as likely as any other check, not as the time spent there. With no rate yet,
+      // probe with twice as many checks as last time, so one quick check cannot arm for millions.
+      count = this.rate > 0 ? Math.floor(this.rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT)) : Math.max(1, checks * 2);
     }
     count = Math.min(REARM, Math.max(0, count));
     counter[0] = count;
@@ -425,7 +429,6 @@ export class Engine {
       this.exitsArmedAt = now;
     }
     this.armedCount = count;
-    this.armedAt = now;
     this.armedZeroes = zeroes;
     // The thread learns the due time even before it runs: it may start while the count-down is long.
     this.ticker?.setDue(due);

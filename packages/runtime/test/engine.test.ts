@@ -330,7 +330,7 @@ describe('pausing (a hidden page)', () => {
     const after = session.samples.slice(before);
     expect(after.length).toBeGreaterThanOrEqual(4);
     for (const s of after) expect(s.timestamp).toBeGreaterThanOrEqual(resumedAt);
-    expect(session.samples.every((s) => s.timestamp < pausedAt || s.timestamp >= resumedAt)).toBe(true);
+    expect(session.samples.every((s) => s.timestamp <= pausedAt || s.timestamp >= resumedAt)).toBe(true);
   });
 
   test('a profiler started while paused records nothing until resumed', () => {
@@ -418,15 +418,21 @@ describe('arming', () => {
     expect(reads).toBe(22);
   });
 
-  test('count-down: an exit reading the clock less than 1 ms after the tick leaves it to the count-down; one reading it later takes it', () => {
+  test('count-down: it closes in on each tick and takes it at the first check after it falls due', () => {
     const env = setup();
     const session = env.start();
-    env.advance(10.5); // tick 1 (10 ms) is due, and no check has run
-    env.hook.c[1] = 0;
-    env.hook.x();
-    expect(session.samples).toHaveLength(0);
-    env.advance(0.6);
-    env.hook.c[1] = 0;
+    const origin = env.clock;
+    env.run(200, 500); // a check every 2 microseconds
+    const late = session.samples.map((s) => s.timestamp - origin - Math.round((s.timestamp - origin) / BASE_INTERVAL) * BASE_INTERVAL);
+    expect(late.length).toBeGreaterThanOrEqual(19);
+    for (const ms of late.slice(1)) expect(ms).toBeLessThan(0.005);
+  });
+
+  test('count-down: an exit that reads the clock takes a tick that fell due since the last check', () => {
+    const env = setup();
+    const session = env.start();
+    env.advance(10.2); // tick 1 (10 ms) fell due while a function looped without checks
+    env.hook.c[1] = 0; // this exit reads the clock
     env.hook.x();
     expect(session.samples).toHaveLength(1);
     expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
