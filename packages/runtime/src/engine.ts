@@ -34,6 +34,8 @@ const BACKUP = 1.5;
 const MAX_BACKFILL = 50;
 /** A rate of checks is learnt from at least this many milliseconds. */
 const RATE_WINDOW = 1;
+/** ...or from the last arming, if at least this long ago (ms) and faster. */
+const MIN_ELAPSED = 0.02;
 /**
  * Without a thread, exit checks of functions with loops read the clock about this often (ms) at
  * most: at each one where they are rarer (a function that loops for long), every few where they are
@@ -121,6 +123,7 @@ export class Engine {
   private busy = 0;
   /** The page is hidden: no tick is recorded. */
   private paused = false;
+  private armedAt = 0;
   private armedCount = 0;
   private armedZeroes = 0;
   private rate = 0;
@@ -412,6 +415,11 @@ export class Engine {
         this.rate = this.rateChecks / (now - this.rateFrom);
         this.rateFrom = now;
         this.rateChecks = 0;
+      } else if (now - this.armedAt >= MIN_ELAPSED && checks / (now - this.armedAt) > this.rate) {
+        // Checks came faster since the last arming than the window says (a window that took in a
+        // stretch without checks): without this, each of them would call the slow path until the
+        // window ends.
+        this.rate = checks / (now - this.armedAt);
       }
       // Each arming covers a share of the time left, so the count-down closes in on the tick and
       // takes it at the first check after it falls due: a count that overran the tick would take it
@@ -429,6 +437,7 @@ export class Engine {
       this.exitsArmedAt = now;
     }
     this.armedCount = count;
+    this.armedAt = now;
     this.armedZeroes = zeroes;
     // The thread learns the due time even before it runs: it may start while the count-down is long.
     this.ticker?.setDue(due);
