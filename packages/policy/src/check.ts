@@ -43,10 +43,16 @@ export function exitCheckSource(hasOwnLoops: boolean): string {
   return hasOwnLoops ? EXIT_CHECK_SOURCE : CHECK_SOURCE;
 }
 
-const CHECKS: [string, string][] = [
-  [ENTRY_CHECK_ID, HOOK_ENTRY_CHECK],
-  [LOOPING_EXIT_CHECK_ID, HOOK_LOOPING_EXIT_CHECK],
-  [CHECK_ID, HOOK_CHECK],
+/** The names `@jsprof/runtime` exports for instrumented modules that import it. */
+export const IMPORTED_ENTRY_CHECK = 'checkEntry';
+export const IMPORTED_LOOPING_EXIT_CHECK = 'checkLoopingExit';
+export const IMPORTED_CHECK = 'check';
+
+/** Each check: its name in instrumented code, on the hook, and among the runtime's exports. */
+const CHECKS: { id: string; key: string; imported: string }[] = [
+  { id: ENTRY_CHECK_ID, key: HOOK_ENTRY_CHECK, imported: IMPORTED_ENTRY_CHECK },
+  { id: LOOPING_EXIT_CHECK_ID, key: HOOK_LOOPING_EXIT_CHECK, imported: IMPORTED_LOOPING_EXIT_CHECK },
+  { id: CHECK_ID, key: HOOK_CHECK, imported: IMPORTED_CHECK },
 ];
 
 /**
@@ -56,30 +62,19 @@ const CHECKS: [string, string][] = [
  * empty where the runtime is not loaded.
  */
 export const GLOBAL_PRELUDE_SOURCE =
-  CHECKS.map(([id]) => `function ${id}() {}`).join('') +
+  CHECKS.map(({ id }) => `function ${id}() {}`).join('') +
   `(function (h) { if (h && typeof h.${HOOK_ENTRY_CHECK} == "function") { ` +
-  CHECKS.map(([id, key]) => `${id} = h.${key}; `).join('') +
+  CHECKS.map(({ id, key }) => `${id} = h.${key}; `).join('') +
   `} })(typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL});`;
-
-/** The names `@jsprof/runtime` exports for instrumented modules that import it. */
-export const IMPORTED_ENTRY_CHECK = 'checkEntry';
-export const IMPORTED_LOOPING_EXIT_CHECK = 'checkLoopingExit';
-export const IMPORTED_CHECK = 'check';
-
-const IMPORTS: [string, string][] = [
-  [IMPORTED_ENTRY_CHECK, ENTRY_CHECK_ID],
-  [IMPORTED_LOOPING_EXIT_CHECK, LOOPING_EXIT_CHECK_ID],
-  [IMPORTED_CHECK, CHECK_ID],
-];
 
 /** The prelude of an ES module reaching the runtime through an import. */
 export function importPreludeSource(importSource: string): string {
-  return `import { ${IMPORTS.map(([name, id]) => `${name} as ${id}`).join(', ')} } from ${JSON.stringify(importSource)};`;
+  return `import { ${CHECKS.map(({ id, imported }) => `${imported} as ${id}`).join(', ')} } from ${JSON.stringify(importSource)};`;
 }
 
 /** The prelude of a script (CommonJS) reaching the runtime through `require`. */
 export function requirePreludeSource(importSource: string): string {
-  return `var { ${IMPORTS.map(([name, id]) => `${name}: ${id}`).join(', ')} } = require(${JSON.stringify(importSource)});`;
+  return `var { ${CHECKS.map(({ id, imported }) => `${imported}: ${id}`).join(', ')} } = require(${JSON.stringify(importSource)});`;
 }
 
 /** Whether code already carries jsprof's prelude, in any of its forms (a second pass must change nothing). */

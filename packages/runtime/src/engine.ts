@@ -63,9 +63,7 @@ export interface Platform {
 export interface Hook {
   /** [count-down of entry and loop checks, count of exit checks]. */
   c: Int32Array;
-  /** The slow path of a check: `kind` is 1 at a function's entry, 2 at its exit (see @jsprof/policy's check.ts). */
-  s: (kind?: number) => void;
-  /** The checks instrumented code calls: at a function's entry, at the exit of one with loops, elsewhere. */
+  /** The checks instrumented code calls (at a function's entry, at the exit of one with loops, elsewhere): see checksFor. */
   e: () => void;
   x: () => void;
   k: () => void;
@@ -74,7 +72,11 @@ export interface Hook {
 const ENTRY = 1;
 const EXIT = 2;
 
-/** The checks instrumented code calls: each counts down its element of `counter` and calls `slowPath` with its kind when that runs out. */
+/**
+ * The checks instrumented code calls: each counts down its element of `counter` and calls
+ * `slowPath` (Engine.slowPath) with its kind when that runs out: 1 at a function's entry, 2 at the
+ * exit of one with loops (see @jsprof/policy's check.ts).
+ */
 export function checksFor(counter: Int32Array, slowPath: (kind?: number) => void): Pick<Hook, 'e' | 'x' | 'k'> {
   return {
     e: function checkEntry() {

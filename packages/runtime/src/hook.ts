@@ -1,6 +1,6 @@
 /**
- * The object inserted checks reach (`globalThis.__jsprof`): the checks `e`, `x` and `k`, the counter `c`
- * they count on and the slow path `s` they call.
+ * The object inserted checks reach (`globalThis.__jsprof`): the checks `e`, `x` and `k`, and the
+ * counter `c` they count on.
  * One per realm, created when the runtime first loads; a second copy of the runtime reuses it.
  */
 import { Engine, Hook, Platform, REARM, checksFor } from './engine';
@@ -32,7 +32,7 @@ function createHook(): RealmHook {
   const counter = newCounter();
   const hook = { c: counter } as RealmHook;
   const engine = new Engine(hook, defaultPlatform);
-  Object.assign(hook, { s: engine.slowPath }, checksFor(counter, engine.slowPath));
+  Object.assign(hook, checksFor(counter, engine.slowPath));
   Object.defineProperty(hook, 'engine', { value: engine, enumerable: false });
   engine.warmChecks();
   return hook;

@@ -28,7 +28,8 @@ function fakeTicker(): FakeTicker {
 function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
-  const hook = { c: new Int32Array(2) } as Hook;
+  // `s`: the slow path the checks call, which a test may wrap to count calls.
+  const hook = { c: new Int32Array(2) } as Hook & { s: (kind?: number) => void };
   hook.c[0] = REARM;
   const platform: Platform = {
     now: () => (options.coarse ? Math.floor(clock) : clock),
@@ -42,7 +43,6 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   };
   const engine = new Engine(hook, platform);
   hook.s = engine.slowPath;
-  // The checks call whatever hook.s is at the time, so a test can count slow-path calls.
   Object.assign(hook, checksFor(hook.c, (kind) => hook.s(kind)));
   const fired: Session[] = [];
   const env = {
