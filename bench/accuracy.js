@@ -33,8 +33,8 @@ function spread(runs) {
   return worst;
 }
 
-function isInstrumented(key, entry, threshold) {
-  const info = entry && entry.url ? sourceInfo(entry.url, threshold) : null;
+function isInstrumented(key, entry, policy) {
+  const info = entry && entry.url ? sourceInfo(entry.url, policy) : null;
   const f = info && info.functions.find((fn) => fn.key === key);
   return !!(f && f.instrumented);
 }
@@ -50,7 +50,7 @@ function describe(key, v8, jsprof) {
  * @returns {{ instrumented: Gap, all: Gap, compared: {instrumented, all}, rows }} where Gap =
  *   {gap, fn, v8, jsprof} (shares as fractions) for the function with the largest |jsprof − V8|.
  */
-function compare(v8Runs, jsprofRuns, threshold) {
+function compare(v8Runs, jsprofRuns, policy) {
   const v8 = averageShares(v8Runs);
   const js = averageShares(jsprofRuns);
   const keys = new Set([...v8.keys(), ...js.keys()]);
@@ -62,7 +62,7 @@ function compare(v8Runs, jsprofRuns, threshold) {
     const sv = a ? a.share : 0;
     const sj = b ? b.share : 0;
     if (sv < MIN_SHARE && sj < MIN_SHARE) continue;
-    rows.push({ key, fn: describe(key, a, b), v8: sv, jsprof: sj, gap: Math.abs(sj - sv), instrumented: isInstrumented(key, a || b, threshold) });
+    rows.push({ key, fn: describe(key, a, b), v8: sv, jsprof: sj, gap: Math.abs(sj - sv), instrumented: isInstrumented(key, a || b, policy) });
   }
   rows.sort((x, y) => y.gap - x.gap);
   const worst = (list) => list[0] || { gap: 0, fn: '-', v8: 0, jsprof: 0 };
@@ -81,7 +81,7 @@ module.exports = { compare, spread, averageShares };
  * Frames the two profilers disagree on by name or position (a sign of a naming bug): keys both
  * have under different names, and jsprof frames that start where no function starts.
  */
-function frameMismatches(v8Runs, jsprofRuns, threshold) {
+function frameMismatches(v8Runs, jsprofRuns, policy) {
   const v8 = averageShares(v8Runs);
   const js = averageShares(jsprofRuns);
   const names = [];
@@ -91,7 +91,7 @@ function frameMismatches(v8Runs, jsprofRuns, threshold) {
     const v = v8.get(key);
     if (v && v.name !== j.name) names.push({ key, v8: v.name, jsprof: j.name, share: j.share });
     if (j.line === 1 && j.column === 1) continue; // module code
-    const info = sourceInfo(j.url, threshold);
+    const info = sourceInfo(j.url, policy);
     if (info && !info.functions.some((f) => f.key === key)) unplaced.push({ key, name: j.name, share: j.share });
   }
   names.sort((a, b) => b.share - a.share);

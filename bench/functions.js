@@ -2,7 +2,7 @@
 /**
  * The functions of a source file as jsprof's Babel plugin sees them: offsets of each function's
  * range, its V8-style name and 1-based start (the same spot V8's cpu profiler reports), and whether
- * the plugin instruments it at a given threshold. Used to split V8's inlined functions back out
+ * the plugin instruments it with given options (threshold, loopingFunctions). Used to split V8's inlined functions back out
  * and to tell which functions jsprof can see as a leaf.
  */
 const fs = require('node:fs');
@@ -17,6 +17,8 @@ const instrument = require(path.join(ROOT, 'packages/cli/dist/instrument.js'));
 const { shouldInstrument } = require(path.join(ROOT, 'packages/cli/dist/filter.js'));
 
 const cache = new Map();
+/** Options under which the plugin instruments nothing and only lists the functions. */
+const LIST_ONLY = { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false };
 
 /** The key a function is compared by, in both profiles: url:line:column (1-based). */
 function keyOf(url, line, column) {
@@ -28,14 +30,14 @@ function keyOf(url, line, column) {
  *   lineOwner(line) → the innermost function holding the first non-blank character of that line }
  * or null when the url is not a readable file.
  */
-function sourceInfo(url, threshold) {
-  const id = `${threshold}\0${url}`;
+function sourceInfo(url, policy = LIST_ONLY) {
+  const id = `${JSON.stringify(policy)}\0${url}`;
   if (cache.has(id)) return cache.get(id);
   let info = null;
   try {
     const code = url.startsWith('file:') ? fs.readFileSync(fileURLToPath(url), 'utf8') : null;
     if (code != null) {
-      const functions = listFunctions(code, threshold).map((f) => ({ ...f, key: keyOf(url, f.line, f.column) }));
+      const functions = listFunctions(code, policy).map((f) => ({ ...f, key: keyOf(url, f.line, f.column) }));
       info = { url, functions, lineOwner: lineOwners(code, functions) };
     }
   } catch {
@@ -45,14 +47,14 @@ function sourceInfo(url, threshold) {
   return info;
 }
 
-function listFunctions(code, threshold) {
+function listFunctions(code, policy) {
   const result = babel.transformSync(code, {
     babelrc: false,
     configFile: false,
     code: false,
     sourceType: 'unambiguous',
     parserOpts: { allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true },
-    plugins: [[plugin, { threshold }]],
+    plugins: [[plugin, policy]],
   });
   return result.metadata.jsprof.functions.sort((a, b) => a.start - b.start);
 }
@@ -69,7 +71,7 @@ function instrumentedSourceInfo(url, options) {
   const id = `i${JSON.stringify(options)}\0${url}`;
   if (cache.has(id)) return cache.get(id);
   let info = null;
-  const original = sourceInfo(url, Number.MAX_SAFE_INTEGER);
+  const original = sourceInfo(url);
   try {
     const file = original && fileURLToPath(url);
     const source = original && fs.readFileSync(file, 'utf8');
@@ -82,7 +84,7 @@ function instrumentedSourceInfo(url, options) {
       const lineStarts = [0, 0];
       for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
       const functions = [];
-      for (const f of listFunctions(instrumented.code, Number.MAX_SAFE_INTEGER)) {
+      for (const f of listFunctions(instrumented.code, LIST_ONLY)) {
         const pos = originalPositionFor(map, { line: f.line, column: f.column - 1 });
         if (pos.line == null) continue;
         const at = lineStarts[pos.line] + pos.column;

@@ -17,7 +17,7 @@ const STATS_HELPER = path.join(__dirname, 'stats-helper.js');
 
 /** The instrument options in the order `jsprof run` writes them, so all runs share the module cache. */
 function instrumentOptions(config) {
-  return { threshold: config.threshold, loops: config.loops, exits: config.exits };
+  return { threshold: config.threshold, loopingFunctions: config.loopingFunctions, loops: config.loops, exits: config.exits };
 }
 
 function instrumentSettings(config) {
@@ -25,7 +25,7 @@ function instrumentSettings(config) {
 }
 
 function jsprofFlags(config) {
-  return ['--threshold', String(config.threshold), ...(config.loops ? ['--loops'] : []), ...(config.exits ? [] : ['--no-exits'])];
+  return ['--threshold', String(config.threshold), ...(config.loopingFunctions ? [] : ['--no-looping-functions']), ...(config.loops ? ['--loops'] : []), ...(config.exits ? [] : ['--no-exits'])];
 }
 
 function baseEnv() {

@@ -37,10 +37,13 @@ const INTERVAL = 10;
 const SETTINGS = { rounds: ROUNDS, v8Runs: V8_RUNS, countDownRuns: COUNT_DOWN_RUNS, v8ChecksRuns: V8_CHECKS_RUNS, threshold: THRESHOLD, sampleInterval: INTERVAL };
 
 const CONFIGS = [
-  { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loops: false, exits: false },
-  { id: 'default', label: 'entry+exits (default)', threshold: THRESHOLD, loops: false, exits: true },
-  { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loops: true, exits: true },
+  { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: false },
+  { id: 'default', label: 'entry+exits (default)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: true },
+  { id: 'flat', label: 'entry+exits, --no-looping-functions', threshold: THRESHOLD, loopingFunctions: false, loops: false, exits: true },
+  { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loopingFunctions: true, loops: true, exits: true },
 ];
+/** The options that decide which functions get checks. */
+const policyOf = (config) => ({ threshold: config.threshold, loopingFunctions: config.loopingFunctions });
 
 const OUT = path.join(__dirname, 'out');
 process.chdir(path.resolve(__dirname, '..')); // the instrumentation cache is node_modules/.cache/jsprof
@@ -70,7 +73,7 @@ function variantsOf(round) {
 
 function benchProgram(program) {
   const url = pathToFileURL(program.file).href;
-  const work = sourceInfo(url, THRESHOLD).functions.find((f) => f.name === 'work');
+  const work = sourceInfo(url).functions.find((f) => f.name === 'work');
   if (!work) throw new Error(`${program.file} has no function named work`);
   const rootKey = work.key;
 
@@ -84,7 +87,7 @@ function benchProgram(program) {
   }
   const v8Runs = [];
   const v8ChecksRuns = Object.fromEntries(CONFIGS.map((c) => [c.id, []]));
-  const resolvePlain = (u) => sourceInfo(u, THRESHOLD);
+  const resolvePlain = (u) => sourceInfo(u);
   const checksums = new Set();
   const traceDir = path.join(OUT, 'traces');
   fs.mkdirSync(traceDir, { recursive: true });
@@ -135,14 +138,14 @@ function benchProgram(program) {
         runs: r.shares.length,
         coverage: sumCoverage(r.coverage),
         samplerStats: r.stats,
-        accuracy: r.shares.length ? compare(v8Runs, r.shares, THRESHOLD) : null,
+        accuracy: r.shares.length ? compare(v8Runs, r.shares, policyOf(c)) : null,
       };
     }
     const thread = bySampler.thread.accuracy;
     return {
       id: c.id,
       label: c.label,
-      options: { threshold: c.threshold, loops: c.loops, exits: c.exits },
+      options: measure.instrumentOptions(c),
       checksOverhead: overhead(`checks/${c.id}`),
       checksOverheadOfMedians: overheadOfMedians(`checks/${c.id}`),
       thread: bySampler.thread,
@@ -150,11 +153,11 @@ function benchProgram(program) {
       worstInstrumented: thread.instrumented,
       worstAll: thread.all,
       // jsprof against V8 on the same instrumented code: the sampling's own bias.
-      bias: compare(v8ChecksRuns[c.id], runs[`${c.id}/thread`].shares, THRESHOLD).instrumented,
+      bias: compare(v8ChecksRuns[c.id], runs[`${c.id}/thread`].shares, policyOf(c)).instrumented,
       // V8 on instrumented code against V8 on the plain program: how much the checks move the time.
-      distortion: compare(v8Runs, v8ChecksRuns[c.id], THRESHOLD).instrumented,
+      distortion: compare(v8Runs, v8ChecksRuns[c.id], policyOf(c)).instrumented,
       v8ChecksUnmatched: [...new Set(v8ChecksRuns[c.id].flatMap((r) => r.unmatched))],
-      mismatches: frameMismatches(v8Runs, runs[`${c.id}/thread`].shares, THRESHOLD),
+      mismatches: frameMismatches(v8Runs, runs[`${c.id}/thread`].shares, policyOf(c)),
     };
   });
   return {
@@ -258,7 +261,7 @@ function printTable(machine, results, summary, settings) {
   out.push('  moment it ran, as this machine drifts by 10-30% over a minute (ratios of medians are in results.json). noise: median deviation');
   out.push('  of one plain run from that estimate; the median of 5 ratios is good to about half of it.');
   out.push('- samples: taken (with a stack) / due in the work phase; in brackets on time (captured within the interval of its tick, not backfilled).');
-  out.push(`- gap: worst |jsprof − V8| inclusive share in points over the functions jsprof instruments (threshold ${threshold}) with ≥1% in either profile,`);
+  out.push(`- gap: worst |jsprof − V8| inclusive share in points over the functions that placement instruments (threshold ${threshold}; with loops, too, unless --no-looping-functions) with ≥1% in either profile,`);
   out.push(`  shares averaged over ${v8Runs} run(s) of node --cpu-prof (inlined functions split out by line, GC charged to the allocating code) and ${rounds} jsprof run(s);`);
   out.push('  c-down: the same with the count-down sampler. V8 under-counts functions it inlined (their callees hang under the caller), which adds to gaps.');
   out.push(`- bias: jsprof vs V8 profiling the same instrumented code (${v8ChecksRuns} run(s)): the sampling's own error, without the checks' cost.`);

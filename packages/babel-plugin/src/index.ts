@@ -17,14 +17,13 @@ import {
   GLOBAL_PRELUDE_SOURCE,
   LineIndex,
   PolicyOptions,
-  countFunctionBody,
-  countStatement,
   ecmaScriptName,
   functionName,
   importPreludeSource,
   normalizeOptions,
   requirePreludeSource,
   shouldInstrumentFile,
+  shouldInstrumentFunction,
   v8FunctionStart,
 } from '@jsprof/policy';
 
@@ -79,7 +78,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
           'Function|Class|StaticBlock'(path: NodePath) {
             const node = path.node;
             if (node.start == null) return; // inserted by another plugin: not in the source
-            const instrument = enabled && !path.isClass() && isAboveThreshold(node, options.threshold);
+            const instrument = enabled && !path.isClass() && shouldInstrumentFunction(node, options);
             if (instrument) toInstrument.push(path);
             // A class stands for its implicit constructor; static blocks are no function of their own.
             if (path.isClass() ? !node.body.body.some((m: any) => m.kind === 'constructor') : !path.isStaticBlock()) {
@@ -99,10 +98,6 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   };
 }
 
-function isAboveThreshold(node: any, threshold: number): boolean {
-  const count = node.type === 'StaticBlock' ? countStatement(node) : countFunctionBody(node.body);
-  return count >= threshold && count > 0;
-}
 
 /** The nodes above a path, nearest first. */
 function ancestorsOf(path: NodePath): any[] {

@@ -79,9 +79,23 @@ describe('options change which checks run', () => {
   test('loops in nested functions are left to those functions', () => {
     const nested = 'function outer() { const inner = () => { for (let i = 0; i < 4; i++); }; inner(); return 1; }\nouter();';
     const runtime = new FakeRuntime();
-    runScript(instrument(nested, { threshold: 2, loops: true }).code, { __jsprof: runtime.hook });
+    runScript(instrument(nested, { threshold: 2, loopingFunctions: false, loops: true }).code, { __jsprof: runtime.hook });
     // outer has 3 statements, inner 1: only outer is instrumented, and its loop-free body gets 2 checks
     expect(runtime.calls).toBe(2);
+  });
+
+  test('a function below the threshold with a loop of its own gets checks, unless loopingFunctions: false', () => {
+    const src = 'function sum(a) { let s = 0; for (const x of a) s += x; return s; }\nfunction add(a, b) { return a + b; }\nadd(sum([1, 2, 3]), 4);';
+    for (const [options, instrumented, calls] of [
+      [{}, [true, false], 2],
+      [{ loopingFunctions: false }, [false, false], 0],
+    ] as const) {
+      const out = instrument(src, options);
+      expect(out.jsprof.functions.map((f) => f.instrumented)).toEqual(instrumented);
+      const runtime = new FakeRuntime();
+      expect(runScript(out.code, { __jsprof: runtime.hook })).toBe(10);
+      expect(runtime.calls).toBe(calls);
+    }
   });
 
   test('functions below the threshold get no checks', () => {
@@ -111,10 +125,10 @@ describe('checks that fire', () => {
   test('the entry check runs before the body, the exit check after it, on return and on throw', () => {
     const log: string[] = [];
     const hook = { e: () => log.push('entry'), x: () => log.push('looping exit'), k: () => log.push('exit') };
-    const src = `function f(fail) { log.push('body'); if (fail) throw new Error('x'); return 'done'; }
+    const src = `function f(fail) { log.push('body'); const done = 'done'; if (fail) throw new Error('x'); return done; }
       function g() { log.push('g'); return f(false); }
       [g(), (() => { try { f(true); } catch (e) { return e.message; } })()];`;
-    // Only f (4 statements) reaches the threshold.
+    // Only f (4 statements on its longest path; the arrow 3, g 2) reaches the threshold.
     const result = runScript(instrument(src, { threshold: 4 }).code, { __jsprof: hook, log });
     expect(Array.from(result as string[])).toEqual(['done', 'x']);
     expect(log).toEqual(['g', 'entry', 'body', 'exit', 'entry', 'body', 'exit']);

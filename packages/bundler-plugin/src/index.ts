@@ -17,6 +17,7 @@ import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 
 export interface JsprofPluginOptions {
   threshold?: number;
+  loopingFunctions?: boolean;
   loops?: boolean;
   exits?: boolean;
   /** Which modules: by default every script outside node_modules. */

@@ -16,6 +16,7 @@ export interface BundleOptions {
   outDir?: string;
   inPlace: boolean;
   threshold: number;
+  loopingFunctions: boolean;
   loops: boolean;
   exits: boolean;
   /** Write a source map even for files that had none. */
@@ -155,7 +156,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   try {
     result = instrument(
       { code, program, filename: path.basename(file), inputSourceMap: input?.map, sourceMap: !!input || options.sourceMap, functionTable: options.functionTable },
-      { threshold: options.threshold, loops: options.loops, exits: options.exits, runtime: 'global' },
+      { threshold: options.threshold, loopingFunctions: options.loopingFunctions, loops: options.loops, exits: options.exits, runtime: 'global' },
     );
   } catch (error) {
     report.error = error instanceof OptionsError ? String(error.message) : `cannot instrument ${shown}: ${(error as Error).message}`;

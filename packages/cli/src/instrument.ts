@@ -12,6 +12,7 @@ import { writeAtomic } from './files';
 
 export interface InstrumentOptions {
   threshold?: number;
+  loopingFunctions?: boolean;
   loops?: boolean;
   exits?: boolean;
 }

@@ -23,6 +23,19 @@ function nonNegative(value: string) {
   return n;
 }
 
+/** Which functions get checks, and where: the options `run` and `instrument` share (see @jsprof/policy). */
+function withPlacementOptions(command: Command): Command {
+  return command
+    .option('--threshold <n>', 'instrument functions that can run at least this many statements in one call', wholeNumber('--threshold', 0), 10)
+    .option('--no-looping-functions', 'do not instrument functions below the threshold that have a loop of their own')
+    .option('--loops', 'also check at every loop back-edge of instrumented functions')
+    .option('--no-exits', 'do not check when instrumented functions return');
+}
+
+function placementFrom(opts: any) {
+  return { threshold: opts.threshold, loopingFunctions: opts.loopingFunctions !== false, loops: !!opts.loops, exits: opts.exits !== false };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const program = new Command();
   program
@@ -33,17 +46,13 @@ export async function main(argv: string[]): Promise<number> {
     .enablePositionalOptions();
 
   let exitCode = 0;
-  program
-    .command('run')
+  withPlacementOptions(program.command('run'))
     .description('Run a Node program instrumented on the fly, profile all of it, write the trace and print the hottest functions.')
     .argument('<script>', 'the program to run')
     .argument('[args...]', 'arguments passed to the program')
     .option('-o, --out <file>', 'where to write the trace (JSON, the JS Self-Profiling API format)', 'jsprof-trace.json')
     .option('--sample-interval <ms>', 'sampling interval, rounded up to a multiple of 10 ms', nonNegative, 10)
     .option('--max-buffer-size <n>', 'most samples to keep', wholeNumber('--max-buffer-size', 0), 1_000_000)
-    .option('--threshold <n>', 'instrument functions of at least this many statements', wholeNumber('--threshold', 0), 10)
-    .option('--loops', 'also check at every loop back-edge of instrumented functions')
-    .option('--no-exits', 'do not check when instrumented functions return')
     .option('--top <n>', 'how many functions the report lists', wholeNumber('--top', 1), 15)
     .option('-q, --quiet', 'print no report')
     .passThroughOptions()
@@ -52,21 +61,17 @@ export async function main(argv: string[]): Promise<number> {
         out: opts.out,
         sampleInterval: opts.sampleInterval,
         maxBufferSize: opts.maxBufferSize,
-        instrument: { threshold: opts.threshold, loops: !!opts.loops, exits: opts.exits !== false },
+        instrument: placementFrom(opts),
         top: opts.top,
         quiet: !!opts.quiet,
       });
     });
 
-  program
-    .command('instrument')
+  withPlacementOptions(program.command('instrument'))
     .description('Insert jsprof checks into prebuilt JavaScript files (bundles, dist files, minified or not), chaining their source maps.')
     .argument('<paths...>', '.js, .mjs and .cjs files, or directories to search for them (node_modules skipped)')
     .option('-d, --out-dir <dir>', 'write the instrumented files here, keeping their paths relative to each directory given')
     .option('--in-place', 'replace the files (atomically)')
-    .option('--threshold <n>', 'instrument functions of at least this many statements', wholeNumber('--threshold', 0), 10)
-    .option('--loops', 'also check at every loop back-edge of instrumented functions')
-    .option('--no-exits', 'do not check when instrumented functions return')
     .option('--source-map', 'write a source map even for files that have none (files with one always get a chained map)')
     .option('--no-function-table', 'do not write <file>.jsprof.json beside each output (the table of its functions, which browsers\' runtimes fetch when a profiler stops, to name and place frames as Chromium does)')
     .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}]} to stdout')
@@ -78,9 +83,7 @@ export async function main(argv: string[]): Promise<number> {
       exitCode = instrumentFiles(paths, {
         outDir: opts.outDir,
         inPlace: !!opts.inPlace,
-        threshold: opts.threshold,
-        loops: !!opts.loops,
-        exits: opts.exits !== false,
+        ...placementFrom(opts),
         sourceMap: !!opts.sourceMap,
         functionTable: opts.functionTable !== false,
         json: !!opts.json,

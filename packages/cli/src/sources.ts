@@ -42,7 +42,7 @@ function readFunctions(file: string, code: string): FunctionRecord[] {
     sourceType: 'unambiguous',
     code: false,
     parserOpts: { allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true },
-    plugins: [[plugin, { threshold: Number.MAX_SAFE_INTEGER }]],
+    plugins: [[plugin, { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false }]],
   });
   return (result?.metadata as any)?.jsprof?.functions ?? [];
 }

@@ -19,8 +19,6 @@ import {
   GLOBAL_PRELUDE_SOURCE,
   LineIndex,
   PolicyOptions,
-  countFunctionBody,
-  countStatement,
   exitCheckSource,
   ecmaScriptName,
   functionName,
@@ -30,6 +28,7 @@ import {
   normalizeOptions,
   requirePreludeSource,
   shouldInstrumentFile,
+  shouldInstrumentFunction,
   skipTrivia,
   v8FunctionStart,
 } from '@jsprof/policy';
@@ -102,7 +101,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     forEachChild(node, (child) => visit(child, own));
     path.pop();
     if (ancestors) {
-      const instrumented = enabled && !isClass && isAboveThreshold(node, options.threshold);
+      const instrumented = enabled && !isClass && shouldInstrumentFunction(node, options);
       if (instrumented) found.push(own!);
       const recorded = isClass ? !node.body.body.some((m: Node) => m.kind === 'constructor') : !isStaticBlock;
       if (recorded) {
@@ -153,10 +152,6 @@ function isLoop(node: Node): boolean {
   return /^(For|ForIn|ForOf|While|DoWhile)Statement$/.test(node.type);
 }
 
-function isAboveThreshold(node: Node, threshold: number): boolean {
-  const count = node.type === 'StaticBlock' ? countStatement(node) : countFunctionBody(node.body);
-  return count >= threshold && count > 0;
-}
 
 /**
  * The node a frame's position is found in: an ESTree method's function starts at its `(`, but V8
@@ -345,7 +340,7 @@ export interface FunctionTable {
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
 
 export function functionTable(code: string, program: Node): FunctionTable {
-  const { functions } = instrument({ code, program, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER });
+  const { functions } = instrument({ code, program, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false });
   return tableOf(functions, new LineIndex(code), UNCHANGED);
 }
 

@@ -3,8 +3,10 @@
 export type RuntimeAccess = 'global' | 'import';
 
 export interface PolicyOptions {
-  /** Functions whose body counts at least this many statements get checks. */
+  /** Functions that can run at least this many statements in one call (see statements.ts) get checks. */
   threshold: number;
+  /** Functions with a loop of their own get checks too, whatever their count. */
+  loopingFunctions: boolean;
   /** Also check at the back-edge of every loop inside an instrumented function. */
   loops: boolean;
   /** Also check when an instrumented function returns or throws (try/finally). */
@@ -23,6 +25,7 @@ export const DEFAULT_THRESHOLD = 10;
 
 export const DEFAULT_OPTIONS: Readonly<PolicyOptions> = Object.freeze({
   threshold: DEFAULT_THRESHOLD,
+  loopingFunctions: true,
   loops: false,
   exits: true,
   runtime: 'global',
@@ -78,7 +81,7 @@ export function normalizeOptions(raw: unknown): PolicyOptions {
     }
     options.threshold = t;
   }
-  for (const flag of ['loops', 'exits'] as const) {
+  for (const flag of ['loopingFunctions', 'loops', 'exits'] as const) {
     if (input[flag] !== undefined) {
       if (typeof input[flag] !== 'boolean') {
         throw new OptionsError(`option "${flag}" must be true or false; got ${describe(input[flag])}`);

@@ -1,16 +1,29 @@
 /**
- * The statement count that decides whether a function gets a check.
+ * The statement count that decides whether a function gets a check: the most statements one call of
+ * the function can run, going once through each loop. A check costs about the same in every call, so
+ * what matters is how much a call does, not how much code the function has: a dispatch `switch` of
+ * fifty one-line cases, or a chain of guard clauses, runs a few statements per call and would pay for
+ * its checks many times over.
  *
- * It counts what a function *does*, in a way a minifier cannot shrink much:
- * - every statement counts 1, and statements in nested blocks, branches and loop bodies count too;
+ * It counts in a way a minifier cannot shrink much:
+ * - every statement on the path counts 1, statements in nested blocks, branches and loop bodies too;
+ *   an `if` counts 1 and the longer of its branches; a `switch` 1 and the longest run of cases from one
+ *   label to a `break` (the labels themselves do not count); a loop 1 and its body once; `try` 1, its
+ *   block, its handler (after all of the block) and its finalizer;
+ * - a `return` or `throw` ends the path (`if (a) return b; c(); d();` is 3, not 4);
  * - nested functions and classes count 1 where they stand; their bodies are their own;
- * - an expression statement counts the effects it chains: `a(), b()` is 2, `a && b()` is 2,
- *   `c ? d() : e()` is 3 (the same as the `if` a minifier folded it from), and so does an
- *   assignment of them: `x = c ? d : e` is 3, as `if (c) x = d; else x = e;`;
- * - `var a = 1, b = 2` counts one per declarator; `return a(), b` counts its sequence like a statement.
+ * - an expression statement counts the statements a minifier folds into one: `a(), b()` is 2;
+ *   `a && b()` is 2, as `if (a) b();`, and `a && b && c()` too, as `if (a && b) c();` (the left
+ *   operand is the test); `c ? d() : e()` is 2, as `if (c) d(); else e();`; an assignment of them
+ *   counts the same: `x = c ? d : e` is 2;
+ * - `var a = 1, b = 2` counts one per declarator; `return a(), b` and `if (a(), b)` count their sequence.
  *
- * It reads only `type` and child fields common to Babel's AST and ESTree, so every front end shares it.
+ * A `break` or `continue` is taken to go on after the innermost loop, `switch` or labelled statement
+ * around it (one naming a target further out can only make the count longer). It reads only `type`
+ * and child fields common to Babel's AST and ESTree, so every front end shares it.
  */
+
+import { PolicyOptions } from './options';
 
 type Node = { type: string; [key: string]: any };
 
@@ -27,16 +40,17 @@ export function isFunctionNode(node: Node | null | undefined): boolean {
   return !!node && FUNCTION_TYPES.has(node.type);
 }
 
-/** Effects chained in an expression used as a statement (or as a `return`/`throw` argument). */
+/** Effects chained in an expression used as a statement (or as a `return`/`throw` argument), on its longest path. */
 export function countExpression(node: Node | null | undefined): number {
   if (!node) return 1;
   switch (node.type) {
     case 'SequenceExpression':
       return node.expressions.reduce((sum: number, e: Node) => sum + countExpression(e), 0);
     case 'LogicalExpression':
-      return countExpression(node.left) + countExpression(node.right);
+      // The `if` it folds: `a && b()` is `if (a) b();`, and `a && b && c()` is `if (a && b) c();`.
+      return 1 + countExpression(node.right);
     case 'ConditionalExpression':
-      return 1 + countExpression(node.consequent) + countExpression(node.alternate);
+      return 1 + Math.max(countExpression(node.consequent), countExpression(node.alternate));
     case 'AssignmentExpression':
       return countExpression(node.right);
     case 'ParenthesizedExpression':
@@ -49,57 +63,155 @@ export function countExpression(node: Node | null | undefined): number {
   }
 }
 
-export function countStatement(node: Node | null | undefined): number {
-  if (!node) return 0;
+/**
+ * The longest paths through a piece of code that end each way: by going on to what follows
+ * (`next`), at a `break` or `continue` (`jump`), or at a `return` or `throw` (`exit`); -Infinity
+ * where it cannot end that way.
+ */
+interface Paths {
+  next: number;
+  jump: number;
+  exit: number;
+}
+
+const NEVER = -Infinity;
+
+function paths(next: number, jump = NEVER, exit = NEVER): Paths {
+  return { next, jump, exit };
+}
+
+/** `a` and then `b`. */
+function then(a: Paths, b: Paths): Paths {
+  return paths(a.next + b.next, Math.max(a.jump, a.next + b.jump), Math.max(a.exit, a.next + b.exit));
+}
+
+/** Either `a` or `b`. */
+function either(a: Paths, b: Paths): Paths {
+  return paths(Math.max(a.next, b.next), Math.max(a.jump, b.jump), Math.max(a.exit, b.exit));
+}
+
+function longest(p: Paths): number {
+  return Math.max(p.next, p.jump, p.exit, 0);
+}
+
+/** A loop, `switch` or labelled statement, where the paths ending at a `break` or `continue` go on. */
+function catchingJumps(p: Paths): Paths {
+  return paths(Math.max(p.next, p.jump), NEVER, p.exit);
+}
+
+function statementPaths(node: Node | null | undefined): Paths {
+  if (!node) return paths(0);
   switch (node.type) {
     case 'BlockStatement':
     case 'StaticBlock':
     case 'Program':
-      return countList(node.body);
+      return listPaths(node.body);
     case 'ExpressionStatement':
-      return node.directive !== undefined ? 0 : countExpression(node.expression);
+      return paths(node.directive !== undefined ? 0 : countExpression(node.expression));
     case 'VariableDeclaration':
-      return Math.max(1, node.declarations.length);
+      return paths(Math.max(1, node.declarations.length));
     case 'ReturnStatement':
     case 'ThrowStatement':
-      return node.argument ? countExpression(node.argument) : 1;
+      return paths(NEVER, NEVER, node.argument ? countExpression(node.argument) : 1);
+    case 'BreakStatement':
+    case 'ContinueStatement':
+      return paths(NEVER, 1);
     case 'IfStatement':
-      return 1 + countStatement(node.consequent) + countStatement(node.alternate);
+      // `if (a(), b)` is `a(); if (b)`, as a minifier folds it.
+      return then(paths(node.test?.type === 'SequenceExpression' ? countExpression(node.test) : 1), either(statementPaths(node.consequent), statementPaths(node.alternate)));
     case 'ForStatement':
     case 'ForInStatement':
     case 'ForOfStatement':
     case 'WhileStatement':
     case 'DoWhileStatement':
     case 'LabeledStatement':
+      return then(paths(1), catchingJumps(either(paths(0), statementPaths(node.body))));
     case 'WithStatement':
-      return 1 + countStatement(node.body);
-    case 'TryStatement':
-      return (
-        1 +
-        countStatement(node.block) +
-        (node.handler ? countStatement(node.handler.body) : 0) +
-        countStatement(node.finalizer)
+      return then(paths(1), statementPaths(node.body));
+    case 'TryStatement': {
+      const block = statementPaths(node.block);
+      // The handler may run after any part of the block; the finalizer after however they ended.
+      const handled = node.handler ? either(block, then(paths(longest(block)), statementPaths(node.handler.body))) : block;
+      const finalizer = statementPaths(node.finalizer);
+      const any = longest(handled);
+      return then(
+        paths(1),
+        paths(handled.next + finalizer.next, Math.max(handled.jump + finalizer.next, any + finalizer.jump), Math.max(handled.exit + finalizer.next, any + finalizer.exit)),
       );
-    case 'SwitchStatement':
-      return (
-        1 +
-        node.cases.reduce((sum: number, c: Node) => sum + (c.test ? 1 : 0) + countList(c.consequent), 0)
-      );
+    }
+    case 'SwitchStatement': {
+      // From each label, the cases run on until a `break`.
+      let fromHere = paths(0);
+      let longestCase = paths(0);
+      for (let i = node.cases.length - 1; i >= 0; i--) {
+        fromHere = then(listPaths(node.cases[i].consequent), fromHere);
+        longestCase = either(longestCase, fromHere);
+      }
+      return then(paths(1), catchingJumps(longestCase));
+    }
     case 'EmptyStatement':
-      return 0;
+      return paths(0);
     default:
-      return 1;
+      return paths(1);
   }
 }
 
-function countList(list: Node[] | undefined): number {
-  let sum = 0;
-  for (const s of list ?? []) sum += countStatement(s);
-  return sum;
+function listPaths(list: Node[] | undefined): Paths {
+  let result = paths(0);
+  for (let i = (list ?? []).length - 1; i >= 0; i--) result = then(statementPaths(list![i]), result);
+  return result;
+}
+
+/** The count for a statement (a static block's, for one). */
+export function countStatement(node: Node | null | undefined): number {
+  return longest(statementPaths(node));
 }
 
 /** The count for a function's body; an expression-bodied arrow counts like `return <expr>`. */
 export function countFunctionBody(body: Node): number {
-  if (body.type === 'BlockStatement' || body.type === 'FunctionBody') return countList(body.body ?? body.stmts);
+  if (body.type === 'BlockStatement' || body.type === 'FunctionBody') return longest(listPaths(body.body ?? body.stmts));
   return countExpression(body);
+}
+
+const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);
+
+/**
+ * Whether a statement (a function's body, a static block) holds a loop of its own, not one of a nested
+ * function or class. Loops are statements, and only functions and classes put statements in
+ * expressions, so the statements are all there is to look through.
+ */
+export function hasOwnLoop(node: Node | null | undefined): boolean {
+  if (!node) return false;
+  if (LOOP_TYPES.has(node.type)) return true;
+  switch (node.type) {
+    case 'BlockStatement':
+    case 'StaticBlock':
+    case 'Program':
+      return node.body.some(hasOwnLoop);
+    case 'FunctionBody':
+      return (node.body ?? node.stmts).some(hasOwnLoop);
+    case 'IfStatement':
+      return hasOwnLoop(node.consequent) || hasOwnLoop(node.alternate);
+    case 'LabeledStatement':
+    case 'WithStatement':
+      return hasOwnLoop(node.body);
+    case 'TryStatement':
+      return hasOwnLoop(node.block) || hasOwnLoop(node.handler?.body) || hasOwnLoop(node.finalizer);
+    case 'SwitchStatement':
+      return node.cases.some((c: Node) => c.consequent.some(hasOwnLoop));
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether a function (or a static block) gets checks: one whose count reaches the threshold, and
+ * (with `loopingFunctions`) one with a loop of its own, which may run for any time whatever its count.
+ * An empty one never does.
+ */
+export function shouldInstrumentFunction(node: Node, options: Pick<PolicyOptions, 'threshold' | 'loopingFunctions'>): boolean {
+  const body = node.type === 'StaticBlock' ? node : node.body;
+  const count = node.type === 'StaticBlock' ? countStatement(node) : countFunctionBody(body);
+  if (count === 0) return false;
+  return count >= options.threshold || (options.loopingFunctions && hasOwnLoop(body));
 }

@@ -4,7 +4,7 @@ import { DEFAULT_OPTIONS, OptionsError, normalizeOptions, shouldInstrumentFile }
 describe('normalizeOptions', () => {
   test('nothing gives the defaults, with lists of its own', () => {
     const a = normalizeOptions(undefined);
-    expect(a).toEqual({ threshold: 10, loops: false, exits: true, runtime: 'global', importSource: '@jsprof/runtime', include: [], exclude: [] });
+    expect(a).toEqual({ threshold: 10, loopingFunctions: true, loops: false, exits: true, runtime: 'global', importSource: '@jsprof/runtime', include: [], exclude: [] });
     expect(normalizeOptions(null)).toEqual(a);
     expect(normalizeOptions({})).toEqual(a);
     a.include.push('x');
@@ -15,6 +15,7 @@ describe('normalizeOptions', () => {
   test('every option can be set', () => {
     const options = normalizeOptions({
       threshold: 0,
+      loopingFunctions: false,
       loops: true,
       exits: false,
       runtime: 'import',
@@ -24,6 +25,7 @@ describe('normalizeOptions', () => {
     });
     expect(options).toEqual({
       threshold: 0,
+      loopingFunctions: false,
       loops: true,
       exits: false,
       runtime: 'import',
@@ -36,7 +38,7 @@ describe('normalizeOptions', () => {
   test.each([
     ['a string', 'fast', 'options must be an object, got "fast"'],
     ['an array', [], 'options must be an object, got an array'],
-    ['an unknown option', { treshold: 3 }, 'unknown option "treshold"; known options are: threshold, loops, exits, runtime, importSource, include, exclude'],
+    ['an unknown option', { treshold: 3 }, 'unknown option "treshold"; known options are: threshold, loopingFunctions, loops, exits, runtime, importSource, include, exclude'],
     ['a negative threshold', { threshold: -1 }, 'option "threshold" must be a whole number of statements ≥ 0; got -1'],
     ['a fractional threshold', { threshold: 2.5 }, 'option "threshold" must be a whole number of statements ≥ 0; got 2.5'],
     ['a threshold string', { threshold: '10' }, 'option "threshold" must be a whole number of statements ≥ 0; got "10"'],
@@ -44,6 +46,7 @@ describe('normalizeOptions', () => {
     ['Infinity', { threshold: Infinity }, 'option "threshold" must be a whole number of statements ≥ 0; got Infinity'],
     ['null threshold', { threshold: null }, 'option "threshold" must be a whole number of statements ≥ 0; got null'],
     ['loops as a string', { loops: 'yes' }, 'option "loops" must be true or false; got "yes"'],
+    ['loopingFunctions as a number', { loopingFunctions: 0 }, 'option "loopingFunctions" must be true or false; got 0'],
     ['exits as a number', { exits: 1 }, 'option "exits" must be true or false; got 1'],
     ['an unknown runtime', { runtime: 'esm' }, 'option "runtime" must be "global" or "import"; got "esm"'],
     ['an empty importSource', { importSource: '' }, 'option "importSource" must be a module specifier string; got ""'],

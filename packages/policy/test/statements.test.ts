@@ -1,7 +1,7 @@
-/** The statement count: minified code counts about what its readable source counts. */
+/** The statement count: the longest path through a call, and minified code counts about what its readable source counts. */
 import { parse } from '@babel/parser';
 import * as acorn from 'acorn';
-import { countFunctionBody, countStatement, isFunctionNode } from '../src/statements';
+import { countFunctionBody, countStatement, hasOwnLoop, isFunctionNode, shouldInstrumentFunction } from '../src/statements';
 
 /** Count of the body of the first function in `source` (Babel's AST). */
 function count(body: string): number {
@@ -20,21 +20,25 @@ describe('minified forms count like the readable forms they come from', () => {
     ['a(); b(); c();', 'a(), b(), c();', 3],
     ['if (x) y();', 'x && y();', 2],
     ['if (!x) y();', 'x || y();', 2],
-    ['if (x) a(); else b();', 'x ? a() : b();', 3],
+    ['if (x) a(); else b();', 'x ? a() : b();', 2],
     ['if (x) { a(); b(); }', 'x && (a(), b());', 3],
     ['var a = 1; var b = 2; var c;', 'var a = 1, b = 2, c;', 3],
     ['let a = 1; let b = 2;', 'let a = 1, b = 2;', 2],
     ['a(); return b;', 'return a(), b;', 2],
-    ['if (x) return a; return b;', 'return x ? a : b;', 3],
-    ['if (x) { a(); return b; } c();', 'if (x) return a(), b; c();', 4],
-    ['if (x) { y = 1; } else { y = 2; }', 'y = x ? 1 : 2;', 3],
+    ['if (x) return a; return b;', 'return x ? a : b;', 2],
+    ['if (x) return a; if (y) return b; return c;', 'return x ? a : y ? b : c;', 3],
+    ['if (x) { a(); return b; } c();', 'if (x) return a(), b; c();', 3],
+    ['if (x) { y = 1; } else { y = 2; }', 'y = x ? 1 : 2;', 2],
+    ['if (x && y) z();', 'x && y && z();', 2],
+    ['if (x || y) z();', '(x || y) && z();', 2],
     ['a(); y = b;', 'y = (a(), b);', 2],
     ['(function () { a(); b(); })();', '!function () { a(); b(); }();', 1],
     ['g(); void h();', 'g(), void h();', 2],
     ['for (var i = 0; i < n; i++) { a(i); b(i); }', 'for (var i = 0; i < n; i++) a(i), b(i);', 3],
     ['while (x) { if (y) { z(); } }', 'for (; x;) y && z();', 3],
     ['if (a) { throw e; }', 'if (a) throw e;', 2],
-    ['if (a) { b(); } else if (c) { d(); } else { e(); }', 'a ? b() : c ? d() : e();', 5],
+    ['a(); if (b) c();', 'if (a(), b) c();', 3],
+    ['if (a) { b(); } else if (c) { d(); } else { e(); }', 'a ? b() : c ? d() : e();', 3],
   ];
 
   test.each(PAIRS)('%s  ~  %s', (readable, minified, expected) => {
@@ -42,8 +46,8 @@ describe('minified forms count like the readable forms they come from', () => {
     expect(count(minified)).toBe(expected);
   });
 
-  test('an early return folded into || stays within one', () => {
-    expect(count('if (a) return; b();')).toBe(3);
+  test('an early return folded into ||', () => {
+    expect(count('if (a) return; b();')).toBe(2);
     expect(count('a || b();')).toBe(2);
   });
 });
@@ -58,7 +62,7 @@ describe('what counts', () => {
     ['function g() { a(); b(); c(); } class K { m() { a(); } } const h = () => { a(); b(); };', 3],
     ['try { a(); } catch (e) { b(); } finally { c(); }', 4],
     ['try { a(); } catch { }', 2],
-    ['switch (x) { case 1: a(); break; case 2: default: b(); }', 1 + 1 + 2 + 1 + 1],
+    ['switch (x) { case 1: a(); break; case 2: default: b(); }', 1 + 2],
     ['label: for (const k in o) { if (k) continue label; }', 4],
     ['do { a(); } while (x);', 2],
     ['x = function () { a(); b(); };', 1],
@@ -68,10 +72,27 @@ describe('what counts', () => {
     expect(count(body)).toBe(expected);
   });
 
+  test.each([
+    ['if (a) return b; c(); d();', 3],
+    ['if (a) { b(); c(); d(); } else { e(); }', 4],
+    ['switch (x) { case 1: return a(); case 2: return b(); case 3: return c(); default: return d(); }', 2],
+    ['switch (x) { case 1: a(); case 2: b(); break; default: c(); }', 1 + 3],
+    ['for (;;) { if (a) break; b(); c(); } d();', 1 + 3 + 1],
+    ['while (a) { if (b) continue; c(); } d();', 1 + 2 + 1],
+    ['outer: for (;;) { for (;;) { if (a) break outer; b(); } c(); }', 1 + 1 + 1 + 2 + 1],
+    ['try { return a(); } finally { b(); }', 1 + 1 + 1],
+    ['try { a(); b(); } catch (e) { c(); }', 1 + 2 + 1],
+    ['try { a(); } finally { return b(); }', 1 + 1 + 1],
+    ['if (c < 48) return c === 36; if (c < 58) return true; if (c < 65) return false; return c < 91;', 4],
+  ])('one call runs at most the longest path: %j counts %d', (body, expected) => {
+    expect(count(body)).toBe(expected);
+    expect(countEstree(body)).toBe(expected);
+  });
+
   test('an expression-bodied arrow counts like `return <expr>`', () => {
     const arrow: any = (parse('(a) => a ? b() : (c(), d())').program.body[0] as any).expression;
-    expect(countFunctionBody(arrow.body)).toBe(4);
-    expect(count('return a ? b() : (c(), d());')).toBe(4);
+    expect(countFunctionBody(arrow.body)).toBe(3);
+    expect(count('return a ? b() : (c(), d());')).toBe(3);
   });
 
   test('a static block counts its statements', () => {
@@ -90,5 +111,48 @@ describe('what counts', () => {
     for (const type of types) expect(isFunctionNode({ type })).toBe(true);
     expect(isFunctionNode({ type: 'ClassDeclaration' })).toBe(false);
     expect(isFunctionNode(null)).toBe(false);
+  });
+});
+
+describe('which functions get checks', () => {
+  const fn = (source: string): any => parse(source).program.body[0];
+  const policy = { threshold: 10, loopingFunctions: true };
+
+  test('one whose longest path reaches the threshold', () => {
+    const branches = Array.from({ length: 12 }, (_, i) => `if (x === ${i}) return ${i};`).join(' ');
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${'a(); '.repeat(10)} }`), policy)).toBe(true);
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${'a(); '.repeat(9)} }`), policy)).toBe(false);
+    // twelve guard clauses: a call runs at most 12 tests and a return
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches} }`), policy)).toBe(true);
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches} }`), { ...policy, threshold: 14 })).toBe(false);
+  });
+
+  test('one with a loop of its own, whatever its count, unless loopingFunctions is off', () => {
+    const looping = fn('function f(a) { let s = 0; for (const x of a) s += x; return s; }');
+    expect(countFunctionBody(looping.body)).toBe(4);
+    expect(shouldInstrumentFunction(looping, policy)).toBe(true);
+    expect(shouldInstrumentFunction(looping, { ...policy, loopingFunctions: false })).toBe(false);
+  });
+
+  test('an empty function never, even at threshold 0', () => {
+    expect(shouldInstrumentFunction(fn('function f() {}'), { threshold: 0, loopingFunctions: true })).toBe(false);
+    expect(shouldInstrumentFunction(fn('function f() { a(); }'), { threshold: 0, loopingFunctions: true })).toBe(true);
+  });
+
+  test.each([
+    ['for (;;) break;', true],
+    ['if (a) { try { b(); } finally { while (c) d(); } }', true],
+    ['switch (a) { case 1: do b(); while (c); }', true],
+    ['label: for (const k in o) ;', true],
+    ['const g = () => { for (;;) break; }; class K { m() { while (a); } static { for (;;); } }', false],
+    ['a(); return [1, 2].map((x) => { for (;;) return x; });', false],
+  ])('hasOwnLoop %j is %s (loops of nested functions and classes are theirs)', (body, expected) => {
+    expect(hasOwnLoop(fn(`function f() { ${body} }`).body)).toBe(expected);
+  });
+
+  test('a static block with a loop of its own', () => {
+    const block: any = (parse('class K { static { for (;;) break; } }').program.body[0] as any).body.body[0];
+    expect(shouldInstrumentFunction(block, policy)).toBe(true);
+    expect(shouldInstrumentFunction(block, { ...policy, loopingFunctions: false })).toBe(false);
   });
 });

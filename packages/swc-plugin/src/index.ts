@@ -16,6 +16,7 @@ export interface SwcInstrumentOptions {
   /** Whether to make a source map (default true). */
   sourceMap?: boolean;
   threshold?: number;
+  loopingFunctions?: boolean;
   loops?: boolean;
   exits?: boolean;
   runtime?: 'global' | 'import';

@@ -132,7 +132,7 @@ export class SourceMaps {
 
 function listFunctions(code: string, file: string): FunctionRecord[] | null {
   try {
-    return instrument({ code, program: parseJs(code, file), filename: file, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER }).functions;
+    return instrument({ code, program: parseJs(code, file), filename: file, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false }).functions;
   } catch {
     return null;
   }
