@@ -47,7 +47,7 @@ if (!state.__jsprofRegistered) {
       instrumenting = true;
       let instrumented;
       try {
-        instrumented = runAsOwnWork(() => instrumentModule(content, filename, settings.instrument));
+        instrumented = runAsOwnWork(() => instrumentModule(content, filename, { ...settings.instrument, commonjs: true }));
       } finally {
         instrumenting = false;
       }

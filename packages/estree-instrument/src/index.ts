@@ -16,17 +16,15 @@ import {
   CHECK_SOURCE,
   ENTRY_CHECK_SOURCE,
   FunctionRecord,
-  GLOBAL_PRELUDE_SOURCE,
   LineIndex,
   PolicyOptions,
   exitCheckSource,
   ecmaScriptName,
   functionName,
-  importPreludeSource,
   isFunctionNode,
   isInstrumentedSource,
   normalizeOptions,
-  requirePreludeSource,
+  preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
   skipTrivia,
@@ -305,13 +303,7 @@ function preludeOffset(code: string, program: Node): number {
 }
 
 function preludeText(program: Node, options: PolicyOptions): string {
-  const text =
-    options.runtime === 'global'
-      ? GLOBAL_PRELUDE_SOURCE
-      : program.sourceType === 'module'
-        ? importPreludeSource(options.importSource)
-        : requirePreludeSource(options.importSource);
-  return `;${text}`;
+  return `;${preludeSource(options, program.sourceType === 'module')}`;
 }
 
 // Its published types do not parse (TypeScript 5.9), so it is typed here.
