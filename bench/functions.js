@@ -2,8 +2,8 @@
 /**
  * The functions of a source file as jsprof's Babel plugin sees them: offsets of each function's
  * range, its V8-style name and 1-based start (the same spot V8's cpu profiler reports), and whether
- * the plugin instruments it with given options (threshold, loopingFunctions). Used to split V8's inlined functions back out
- * and to tell which functions jsprof can see as a leaf.
+ * the plugin instruments it with given options (threshold, loopingFunctions). Used to split V8's
+ * inlined functions back out and to tell which functions jsprof can see as a leaf.
  */
 const fs = require('node:fs');
 const path = require('node:path');

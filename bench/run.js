@@ -39,7 +39,7 @@ const SETTINGS = { rounds: ROUNDS, v8Runs: V8_RUNS, countDownRuns: COUNT_DOWN_RU
 const CONFIGS = [
   { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: false },
   { id: 'default', label: 'entry+exits (default)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: true },
-  { id: 'flat', label: 'entry+exits, --no-looping-functions', threshold: THRESHOLD, loopingFunctions: false, loops: false, exits: true },
+  { id: 'no-looping', label: 'entry+exits, --no-looping-functions', threshold: THRESHOLD, loopingFunctions: false, loops: false, exits: true },
   { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loopingFunctions: true, loops: true, exits: true },
 ];
 /** The options that decide which functions get checks. */
