@@ -1,8 +1,8 @@
 'use strict';
 /**
- * jsprof's benchmark: overhead and accuracy of three check placements on real programs.
+ * jsprof's benchmark: overhead and accuracy of four check placements on real programs.
  *
- *   node bench/run.js [--quick] [--only NAME] [--reprint]
+ *   node bench/run.js [--quick] [--only NAME] [--rounds N] [--reprint]
  *
  * For each program (bench/programs/), in interleaved rounds: the plain program (baseline), the
  * program with checks but no profiler (`node --import register.js`), the program under
@@ -27,7 +27,11 @@ const { Timeline, median } = require('./overhead');
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
-const ROUNDS = QUICK ? 2 : 5; // overhead: runs of each variant
+const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : QUICK ? 2 : 5; // overhead: runs of each variant
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  process.stderr.write('bench: --rounds must be a whole number of rounds ≥ 1\n');
+  process.exit(2);
+}
 const V8_RUNS = QUICK ? 1 : 3; // ground truth runs (V8 shares move by up to 8 points between runs)
 const COUNT_DOWN_RUNS = QUICK ? 1 : 2; // jsprof runs with the no-SharedArrayBuffer sampler
 const V8_CHECKS_RUNS = QUICK ? 1 : 2; // V8 runs of the program with checks in place, per config
