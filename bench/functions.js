@@ -59,17 +59,6 @@ function listFunctions(code, policy) {
   return result.metadata.jsprof.functions.sort((a, b) => a.start - b.start);
 }
 
-/** Whether Node loads a file as CommonJS (its require hook then instruments it with `commonjs`). */
-function loadsAsCommonJs(file) {
-  if (file.endsWith('.cjs')) return true;
-  if (file.endsWith('.mjs')) return false;
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    const pkg = path.join(dir, 'package.json');
-    if (fs.existsSync(pkg)) return JSON.parse(fs.readFileSync(pkg, 'utf8')).type !== 'module';
-    if (path.dirname(dir) === dir) return true;
-  }
-}
-
 /**
  * The same for the code that ran when a file was instrumented with `options` (what V8 profiles
  * under `--import register.js`): functions and lines are those of the instrumented code, and each
@@ -86,7 +75,7 @@ function instrumentedSourceInfo(url, options) {
   try {
     const file = original && fileURLToPath(url);
     const source = original && fs.readFileSync(file, 'utf8');
-    const instrumented = original && shouldInstrument(file) ? instrument.instrumentModule(source, file, { ...options, commonjs: loadsAsCommonJs(file) }) : null;
+    const instrumented = original && shouldInstrument(file) ? instrument.instrumentModule(source, file, options) : null;
     const meta = instrumented && (instrumented.meta || JSON.parse(fs.readFileSync(instrumented.metaFile, 'utf8')));
     if (!original || !meta || !meta.map) {
       info = original;

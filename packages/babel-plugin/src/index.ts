@@ -14,12 +14,14 @@ import {
   EXIT_CHECK_SOURCE,
   exitCheckSource,
   FunctionRecord,
+  GLOBAL_PRELUDE_SOURCE,
   LineIndex,
   PolicyOptions,
   ecmaScriptName,
   functionName,
+  importPreludeSource,
   normalizeOptions,
-  preludeSource,
+  requirePreludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
   v8FunctionStart,
@@ -50,7 +52,15 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
     exit: (hasOwnLoops) => t.cloneNode(hasOwnLoops ? loopingExitCheckNode : checkNode, true, true),
     loop: () => t.cloneNode(checkNode, true, true),
   };
-  const prelude = (isModule: boolean): any[] => api.template.statements.ast(preludeSource(options, isModule));
+  const prelude = (isModule: boolean): any[] => {
+    const source =
+      options.runtime === 'global'
+        ? GLOBAL_PRELUDE_SOURCE
+        : isModule
+          ? importPreludeSource(options.importSource)
+          : requirePreludeSource(options.importSource);
+    return api.template.statements.ast(source);
+  };
 
   return {
     name: '@jsprof/babel-plugin',

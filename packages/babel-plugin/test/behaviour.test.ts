@@ -1,7 +1,7 @@
 /**
  * Instrumented code behaves exactly as the original, and its checks run: every case of cases.ts,
- * as a classic script, as an ES module (compiled to CommonJS in the same Babel pass) and as a
- * CommonJS module, with the runtime reached through the global, through an import, and not loaded at all.
+ * as a classic script and as an ES module (compiled to CommonJS in the same Babel pass), with the
+ * runtime reached through the global, through an import, and not loaded at all.
  */
 import { TransformOptions } from '@babel/core';
 import { CASES, Case } from '../../../fixtures/corpus/cases';
@@ -51,23 +51,6 @@ describe.each(modes)('as a %s', (mode) => {
     const runtime = new FakeRuntime();
     expect(await run(out.code, mode, {}, { '@jsprof/runtime': runtime.module })).toBe(await original(c, mode));
     expect(runtime.calls).toBe(c.checks);
-  });
-});
-
-describe('as a CommonJS module (commonjs: true, the checks are constants)', () => {
-  const source = (c: Case) => `${c.code}\nmodule.exports = (${c.result});\n`;
-  const result = async (code: string, globals: Record<string, unknown> = {}) => JSON.stringify(await runCommonJs(code, globals));
-
-  test.each(CASES)('$name: same result, checks run', async (c) => {
-    const out = instrument(source(c), { threshold: 1, commonjs: true });
-    const runtime = new FakeRuntime();
-    expect(await result(out.code, { __jsprof: runtime.hook })).toBe(await result(plain(source(c))));
-    expect(runtime.calls).toBe(c.checks);
-  });
-
-  test.each(CASES)('$name: same result without the runtime', async (c) => {
-    const out = instrument(source(c), { threshold: 1, commonjs: true });
-    expect(await result(out.code)).toBe(await result(plain(source(c))));
   });
 });
 

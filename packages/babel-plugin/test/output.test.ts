@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, COMMONJS_PRELUDE_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { instrument, plain } from './helpers';
 
@@ -105,11 +105,6 @@ describe('inserted code', () => {
     expect(required.code).toBe(plain(`${requirePreludeSource('@jsprof/runtime')}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`));
     const imported = instrument(src, { threshold: 1, exits: false, runtime: 'import', importSource: 'rt' }, { sourceType: 'module' });
     expect(imported.code).toBe(plain(`${importPreludeSource('rt')}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`, { sourceType: 'module' }));
-    const commonjs = instrument(src, { threshold: 1, exits: false, commonjs: true });
-    expect(commonjs.code).toBe(plain(`${COMMONJS_PRELUDE_SOURCE}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`));
-    // an ES module keeps the hoisted checks
-    const esm = instrument(src, { threshold: 1, exits: false, commonjs: true }, { sourceType: 'module' });
-    expect(esm.code).toBe(plain(`${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`, { sourceType: 'module' }));
   });
 
   test('directive prologues stay first, in functions and in the program', () => {

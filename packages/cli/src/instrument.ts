@@ -15,8 +15,6 @@ export interface InstrumentOptions {
   loopingFunctions?: boolean;
   loops?: boolean;
   exits?: boolean;
-  /** The file runs as a CommonJS module (see @jsprof/policy's options). */
-  commonjs?: boolean;
 }
 
 export interface Instrumented {

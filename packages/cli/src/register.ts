@@ -47,7 +47,7 @@ if (!state.__jsprofRegistered) {
       instrumenting = true;
       let instrumented;
       try {
-        instrumented = runAsOwnWork(() => instrumentModule(content, filename, { ...settings.instrument, commonjs: true }));
+        instrumented = runAsOwnWork(() => instrumentModule(content, filename, settings.instrument));
       } finally {
         instrumenting = false;
       }

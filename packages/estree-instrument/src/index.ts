@@ -16,15 +16,17 @@ import {
   CHECK_SOURCE,
   ENTRY_CHECK_SOURCE,
   FunctionRecord,
+  GLOBAL_PRELUDE_SOURCE,
   LineIndex,
   PolicyOptions,
   exitCheckSource,
   ecmaScriptName,
   functionName,
+  importPreludeSource,
   isFunctionNode,
   isInstrumentedSource,
   normalizeOptions,
-  preludeSource,
+  requirePreludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
   skipTrivia,
@@ -303,7 +305,13 @@ function preludeOffset(code: string, program: Node): number {
 }
 
 function preludeText(program: Node, options: PolicyOptions): string {
-  return `;${preludeSource(options, program.sourceType === 'module')}`;
+  const text =
+    options.runtime === 'global'
+      ? GLOBAL_PRELUDE_SOURCE
+      : program.sourceType === 'module'
+        ? importPreludeSource(options.importSource)
+        : requirePreludeSource(options.importSource);
+  return `;${text}`;
 }
 
 // Its published types do not parse (TypeScript 5.9), so it is typed here.

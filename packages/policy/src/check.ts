@@ -22,8 +22,6 @@
  * checks are the prelude's empty functions.
  */
 
-import type { PolicyOptions } from './options';
-
 export const RUNTIME_GLOBAL = '__jsprof';
 /** The properties of the hook object the runtime publishes, and the names they have in instrumented code. */
 export const HOOK_ENTRY_CHECK = 'e';
@@ -69,36 +67,17 @@ export const GLOBAL_PRELUDE_SOURCE =
   CHECKS.map(({ id, key }) => `${id} = h.${key}; `).join('') +
   `} })(typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL});`;
 
-/**
- * The prelude of a CommonJS module reaching the runtime through the global: its checks are
- * constants. Node (or a bundler) runs a CommonJS module in a function of its own, this prelude first,
- * so nothing can call a check before it has run; and an optimising compiler folds a constant into the
- * code that calls it, with no load of the binding and no test that it still holds the function the
- * code was optimised for. Not for scripts, whose top-level declarations share one scope with every
- * other script's, nor for ES modules, whose functions an import cycle may call before the module runs.
- */
-export const COMMONJS_PRELUDE_SOURCE =
-  `const { ${CHECKS.map(({ id, key }) => `${key}: ${id}`).join(', ')} } = ` +
-  `typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL} && typeof ${RUNTIME_GLOBAL}.${HOOK_ENTRY_CHECK} == "function" ? ${RUNTIME_GLOBAL} : ` +
-  `{ ${CHECKS.map(({ key }) => `${key}() {}`).join(', ')} };`;
-
 /** The prelude of an ES module reaching the runtime through an import. */
 export function importPreludeSource(importSource: string): string {
   return `import { ${CHECKS.map(({ id, imported }) => `${imported} as ${id}`).join(', ')} } from ${JSON.stringify(importSource)};`;
 }
 
-/** The prelude of a CommonJS module reaching the runtime through `require`: constants, as above. */
+/** The prelude of a script (CommonJS) reaching the runtime through `require`. */
 export function requirePreludeSource(importSource: string): string {
-  return `const { ${CHECKS.map(({ id, imported }) => `${imported}: ${id}`).join(', ')} } = require(${JSON.stringify(importSource)});`;
-}
-
-/** The prelude of a file, by how it reaches the runtime and whether it is an ES module. */
-export function preludeSource(options: Pick<PolicyOptions, 'runtime' | 'importSource' | 'commonjs'>, isModule: boolean): string {
-  if (options.runtime === 'import') return isModule ? importPreludeSource(options.importSource) : requirePreludeSource(options.importSource);
-  return options.commonjs && !isModule ? COMMONJS_PRELUDE_SOURCE : GLOBAL_PRELUDE_SOURCE;
+  return `var { ${CHECKS.map(({ id, imported }) => `${imported}: ${id}`).join(', ')} } = require(${JSON.stringify(importSource)});`;
 }
 
 /** Whether code already carries jsprof's prelude, in any of its forms (a second pass must change nothing). */
 export function isInstrumentedSource(code: string): boolean {
-  return /\bfunction\s+__jsprof\$e\s*\(|\bas\s+__jsprof\$e\b|\b(?:checkEntry|e)\s*:\s*__jsprof\$e\b/.test(code);
+  return /\bfunction\s+__jsprof\$e\s*\(|\bas\s+__jsprof\$e\b|\bcheckEntry\s*:\s*__jsprof\$e\b/.test(code);
 }

@@ -15,11 +15,6 @@ export interface PolicyOptions {
   runtime: RuntimeAccess;
   /** Module specifier imported when `runtime` is `import`. */
   importSource: string;
-  /**
-   * The files that are not ES modules run as CommonJS modules (each in a function of its own, as Node
-   * and bundlers run them), not as scripts: their checks can be constants (see check.ts).
-   */
-  commonjs: boolean;
   /** Only files matching one of these are instrumented (substring or RegExp); empty = all. */
   include: Array<string | RegExp>;
   /** Files matching one of these are left alone. */
@@ -35,7 +30,6 @@ export const DEFAULT_OPTIONS: Readonly<PolicyOptions> = Object.freeze({
   exits: true,
   runtime: 'global',
   importSource: '@jsprof/runtime',
-  commonjs: false,
   include: [],
   exclude: [],
 });
@@ -87,7 +81,7 @@ export function normalizeOptions(raw: unknown): PolicyOptions {
     }
     options.threshold = t;
   }
-  for (const flag of ['loopingFunctions', 'loops', 'exits', 'commonjs'] as const) {
+  for (const flag of ['loopingFunctions', 'loops', 'exits'] as const) {
     if (input[flag] !== undefined) {
       if (typeof input[flag] !== 'boolean') {
         throw new OptionsError(`option "${flag}" must be true or false; got ${describe(input[flag])}`);

@@ -4,7 +4,6 @@ import { parse } from '@babel/parser';
 import {
   CHECK_ID,
   CHECK_SOURCE,
-  COMMONJS_PRELUDE_SOURCE,
   ENTRY_CHECK_ID,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
@@ -12,7 +11,6 @@ import {
   exitCheckSource,
   importPreludeSource,
   isInstrumentedSource,
-  preludeSource,
   requirePreludeSource,
 } from '../src/check';
 
@@ -31,7 +29,6 @@ test('the texts parse as scripts and modules', () => {
   expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'script' })).not.toThrow();
   expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'module' })).not.toThrow();
   expect(() => parse(requirePreludeSource('@jsprof/runtime'), { sourceType: 'script' })).not.toThrow();
-  expect(() => parse(`${COMMONJS_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'script' })).not.toThrow();
   expect(() => parse(importPreludeSource('x"y'), { sourceType: 'module' })).not.toThrow();
   expect(importPreludeSource('x"y')).toContain('from "x\\"y"');
   expect(() => parse(`function f() { ${ENTRY_CHECK_SOURCE} }`, { sourceType: 'module' })).not.toThrow();
@@ -45,40 +42,14 @@ test('with the runtime, the prelude binds its checks: entry, looping exit, and t
   expect(hook.calls).toEqual(['entry', 'looping exit', 'check', 'check']);
 });
 
-test('a CommonJS module binds the same checks as constants', () => {
-  const hook = recordingHook();
-  // Node runs a CommonJS module in a function of its own.
-  const module = (prelude: string) => `(function () { ${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE} try { ${ENTRY_CHECK_ID} = null; } catch (e) { return e.name; } })()`;
-  expect(run(module(COMMONJS_PRELUDE_SOURCE), { __jsprof: hook })).toBe('TypeError');
-  expect(hook.calls).toEqual(['entry', 'looping exit', 'check']);
-  const required = recordingHook();
-  expect(run(`var require = () => ({ checkEntry: e, checkLoopingExit: x, check: k });\n${module(requirePreludeSource('rt'))}`, { ...required })).toBe('TypeError');
-  expect(required.calls).toEqual(['entry', 'looping exit', 'check']);
-});
-
 test('without the runtime, the checks are empty functions', () => {
-  for (const prelude of [GLOBAL_PRELUDE_SOURCE, COMMONJS_PRELUDE_SOURCE]) {
-    expect(run(`${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE} [typeof ${ENTRY_CHECK_ID}, ${CHECK_ID}()];`)).toEqual(['function', undefined]);
-  }
+  expect(run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE} [typeof ${ENTRY_CHECK_ID}, ${CHECK_ID}()];`)).toEqual(['function', undefined]);
 });
 
 test('a global __jsprof that is not the runtime\'s hook is ignored', () => {
-  for (const prelude of [GLOBAL_PRELUDE_SOURCE, COMMONJS_PRELUDE_SOURCE]) {
-    for (const other of [42, null, {}, { e: 1 }]) {
-      expect(run(`${prelude}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE} typeof ${ENTRY_CHECK_ID};`, { __jsprof: other })).toBe('function');
-    }
+  for (const other of [42, null, {}, { e: 1 }]) {
+    expect(run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE} typeof ${ENTRY_CHECK_ID};`, { __jsprof: other })).toBe('function');
   }
-});
-
-test('the prelude for each way of reaching the runtime and each kind of file', () => {
-  const options = { runtime: 'global', importSource: 'rt', commonjs: false } as const;
-  expect(preludeSource(options, false)).toBe(GLOBAL_PRELUDE_SOURCE);
-  expect(preludeSource(options, true)).toBe(GLOBAL_PRELUDE_SOURCE);
-  // An ES module keeps hoisted checks even in a CommonJS build: an import cycle may call it first.
-  expect(preludeSource({ ...options, commonjs: true }, false)).toBe(COMMONJS_PRELUDE_SOURCE);
-  expect(preludeSource({ ...options, commonjs: true }, true)).toBe(GLOBAL_PRELUDE_SOURCE);
-  expect(preludeSource({ ...options, runtime: 'import' }, false)).toBe(requirePreludeSource('rt'));
-  expect(preludeSource({ ...options, runtime: 'import' }, true)).toBe(importPreludeSource('rt'));
 });
 
 test('a check that runs before the prelude (an import cycle) neither throws nor samples', () => {
@@ -95,8 +66,6 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource(importPreludeSource('rt'))).toBe(true);
   expect(isInstrumentedSource(requirePreludeSource('rt'))).toBe(true);
   expect(isInstrumentedSource(requirePreludeSource('rt').replace(/ /g, '\n'))).toBe(true);
-  expect(isInstrumentedSource(COMMONJS_PRELUDE_SOURCE)).toBe(true);
-  expect(isInstrumentedSource(COMMONJS_PRELUDE_SOURCE.replace(/ /g, '\n'))).toBe(true);
   expect(isInstrumentedSource('function f() { return "__jsprof$e"; }')).toBe(false);
   expect(isInstrumentedSource('const __jsprof$entry = 1;')).toBe(false);
 });
