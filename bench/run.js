@@ -23,6 +23,7 @@ const { traceShares, workCoverage } = require('./trace');
 const { compare, spread, frameMismatches } = require('./accuracy');
 const { pct, points, coverage, gap, table } = require('./report');
 const { Timeline, median } = require('./overhead');
+const { THRESHOLD, CONFIGS } = require('./configs');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -35,17 +36,10 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
 const V8_RUNS = QUICK ? 1 : 3; // ground truth runs (V8 shares move by up to 8 points between runs)
 const COUNT_DOWN_RUNS = QUICK ? 1 : 2; // jsprof runs with the no-SharedArrayBuffer sampler
 const V8_CHECKS_RUNS = QUICK ? 1 : 2; // V8 runs of the program with checks in place, per config
-const THRESHOLD = 10;
 const GAP_GOAL = 0.1; // issue 2: worst inclusive-share gap vs V8 ≤ 10 points on every program
 const INTERVAL = 10;
 const SETTINGS = { rounds: ROUNDS, v8Runs: V8_RUNS, countDownRuns: COUNT_DOWN_RUNS, v8ChecksRuns: V8_CHECKS_RUNS, threshold: THRESHOLD, sampleInterval: INTERVAL };
 
-const CONFIGS = [
-  { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: false },
-  { id: 'default', label: 'entry+exits (default)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: true },
-  { id: 'no-looping', label: 'entry+exits, --no-looping-functions', threshold: THRESHOLD, loopingFunctions: false, loops: false, exits: true },
-  { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loopingFunctions: true, loops: true, exits: true },
-];
 /** The options that decide which functions get checks. */
 const policyOf = (config) => ({ threshold: config.threshold, loopingFunctions: config.loopingFunctions });
 

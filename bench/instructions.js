@@ -1,0 +1,106 @@
+'use strict';
+/**
+ * What the checks cost in instructions executed, where wall time is too noisy to tell a few percent
+ * apart: each library's workload (bench/instructions/workloads.js) runs under valgrind (cachegrind,
+ * no cache simulation) in V8 without background threads and with fixed random seeds, once for one
+ * round and once for three; the difference, halved, is one round once the code is optimised. Runs of
+ * the same code agree to about 0.2–2%. Instructions are not time (a load that misses the cache
+ * costs more than an add), but they move with every check inserted or saved.
+ *
+ *   node bench/instructions.js [--only NAME]     (needs valgrind: apt-get install -y valgrind)
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { CONFIGS } = require('./configs');
+const workloads = require('./instructions/workloads');
+const { instrumentModule } = require('../packages/cli/dist/instrument.js');
+
+const ROOT = path.resolve(__dirname, '..');
+const ROUND = path.join(__dirname, 'instructions', 'round.js');
+const argv = process.argv.slice(2);
+const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
+const PARALLEL = Math.max(1, Math.min(2, os.cpus().length));
+
+if (spawnSync('valgrind', ['--version']).status !== 0) {
+  process.stderr.write('bench: valgrind is needed (apt-get install -y valgrind)\n');
+  process.exit(2);
+}
+if (ONLY && !workloads[ONLY]) {
+  process.stderr.write(`bench: no program ${ONLY}; there are ${Object.keys(workloads).join(', ')}\n`);
+  process.exit(2);
+}
+
+/** Instructions executed by one process running `rounds` rounds. */
+function instructions(program, libraryFile, codeFile, rounds) {
+  const args = ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', '--smc-check=all-non-file',
+    process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', ROUND, program, libraryFile, codeFile, String(rounds)];
+  return new Promise((resolve, reject) => {
+    const child = spawn('valgrind', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      const refs = /I\s+refs:\s+([\d,]+)/.exec(err);
+      if (code !== 0 || !refs) return reject(new Error(`${program} (${path.basename(codeFile)}) failed:\n${err.slice(-2000)}`));
+      resolve({ count: Number(refs[1].replace(/,/g, '')), check: out.trim() });
+    });
+  });
+}
+
+async function pool(tasks, size) {
+  const results = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: size }, async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  }));
+  return results;
+}
+
+async function main() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-instructions-'));
+  const rows = [];
+  try {
+    for (const [program, { library }] of Object.entries(workloads)) {
+      if (ONLY && program !== ONLY) continue;
+      const libraryFile = path.join(ROOT, 'node_modules', library);
+      const source = fs.readFileSync(libraryFile, 'utf8');
+      const variants = [{ id: 'plain', label: 'plain', file: libraryFile }];
+      for (const config of CONFIGS) {
+        const options = { threshold: config.threshold, loopingFunctions: config.loopingFunctions, loops: config.loops, exits: config.exits };
+        const instrumented = instrumentModule(source, libraryFile, options);
+        if (!instrumented) throw new Error(`${library} could not be instrumented`);
+        const file = path.join(work, `${program}-${config.id}.js`);
+        fs.writeFileSync(file, instrumented.code);
+        variants.push({ id: config.id, label: config.label, file });
+      }
+      const tasks = variants.flatMap((v) => [1, 3].map((rounds) => () => instructions(program, libraryFile, v.file, rounds)));
+      process.stderr.write(`${program}: ${tasks.length} runs under valgrind\n`);
+      const counts = await pool(tasks, PARALLEL);
+      const checks = new Set(counts.map((c, i) => `${c.check}/${i % 2 ? 3 : 1}`));
+      if (checks.size !== 2) process.stderr.write(`  WARNING: ${program} computed different results: ${[...checks].join(', ')}\n`);
+      const perRound = variants.map((v, i) => ({ ...v, count: (counts[2 * i + 1].count - counts[2 * i].count) / 2 }));
+      for (const v of perRound) rows.push({ program, label: v.label, count: v.count, overhead: v.count / perRound[0].count - 1 });
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const lines = [`jsprof instructions — ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}, node ${process.version}; instructions of one optimised round, valgrind`, ''];
+  lines.push(`${'program'.padEnd(12)} ${'config'.padEnd(38)} ${'instructions'.padStart(14)} ${'vs plain'.padStart(9)}`);
+  for (const r of rows) {
+    lines.push(`${r.program.padEnd(12)} ${r.label.padEnd(38)} ${`${(r.count / 1e6).toFixed(1)}M`.padStart(14)} ${`${r.overhead >= 0 ? '+' : ''}${(r.overhead * 100).toFixed(1)}%`.padStart(9)}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  fs.mkdirSync(path.join(__dirname, 'out'), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, 'out', 'instructions.json'), JSON.stringify(rows, null, 2));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack || error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+'use strict';
+/** What bench/instructions.js runs each library through, one round each (a checksum back). */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const NODE_MODULES = path.resolve(__dirname, '../../node_modules');
+const read = (file) => fs.readFileSync(path.join(NODE_MODULES, file), 'utf8');
+
+const ACORN_SOURCES = [
+  ['@babel/parser/lib/index.js', 'script'],
+  ['acorn/dist/acorn.js', 'script'],
+  ['js-yaml/dist/js-yaml.js', 'script'],
+  ['markdown-it/dist/markdown-it.mjs', 'module'],
+].map(([file, sourceType]) => ({ code: read(file), sourceType }));
+
+const RECORDS = Array.from({ length: 400 }, (_, i) => ({
+  id: `rec-${i}`,
+  name: `record ${i}: "quoted" & more`,
+  n: i * 7.5,
+  ok: i % 3 === 0,
+  tags: ['alpha', 'beta', 'gamma'].slice(i % 3),
+  owner: { team: 'delta', note: i % 2 ? null : 'multi\nline\ntext' },
+}));
+
+const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor'.split(' ');
+const sentence = (n, seed) => Array.from({ length: n }, (_, i) => {
+  const w = WORDS[(seed * 31 + i * 7) % WORDS.length];
+  return i % 11 === 3 ? `**${w}**` : i % 13 === 5 ? `[${w}](https://e.com/${w})` : i % 17 === 1 ? `\`${w}()\`` : w;
+}).join(' ');
+const MARKDOWN = Array.from({ length: 150 }, (_, i) => [`## ${sentence(4, i)}`, '', sentence(40, i + 1), '', `- ${sentence(8, i + 2)}`, `- ${sentence(8, i + 3)}`, '', '| a | b |', '| - | - |', `| ${sentence(2, i)} | ${sentence(2, i + 5)} |`, '', `> ${sentence(10, i + 4)}`, ''].join('\n')).join('\n');
+
+module.exports = {
+  acorn: {
+    library: 'acorn/dist/acorn.js',
+    work(acorn) {
+      let n = 0;
+      for (const s of ACORN_SOURCES) {
+        n += acorn.parse(s.code, { ecmaVersion: 'latest', sourceType: s.sourceType, locations: true }).body.length;
+        for (const token of acorn.tokenizer(s.code, { ecmaVersion: 'latest', sourceType: s.sourceType })) n += token.end > 0;
+      }
+      return n;
+    },
+  },
+  'markdown-it': {
+    library: 'markdown-it/dist/markdown-it.cjs.js',
+    work: (MarkdownIt) => MarkdownIt({ linkify: true, typographer: true }).render(MARKDOWN).length,
+  },
+  'js-yaml': {
+    library: 'js-yaml/dist/js-yaml.js',
+    work: (yaml) => yaml.load(yaml.dump(RECORDS)).length,
+  },
+};
