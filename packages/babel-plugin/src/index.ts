@@ -98,7 +98,6 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   };
 }
 
-
 /** The nodes above a path, nearest first. */
 function ancestorsOf(path: NodePath): any[] {
   const out: any[] = [];

@@ -152,7 +152,6 @@ function isLoop(node: Node): boolean {
   return /^(For|ForIn|ForOf|While|DoWhile)Statement$/.test(node.type);
 }
 
-
 /**
  * The node a frame's position is found in: an ESTree method's function starts at its `(`, but V8
  * (and the Babel AST) start a method at its key.
