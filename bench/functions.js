@@ -15,10 +15,9 @@ const { TraceMap, originalPositionFor } = require('@jridgewell/trace-mapping');
 const plugin = require(path.join(ROOT, 'packages/babel-plugin/dist/index.js')).default;
 const instrument = require(path.join(ROOT, 'packages/cli/dist/instrument.js'));
 const { shouldInstrument } = require(path.join(ROOT, 'packages/cli/dist/filter.js'));
+const { LIST_ONLY_OPTIONS } = require(path.join(ROOT, 'packages/policy/dist/index.js'));
 
 const cache = new Map();
-/** Options under which the plugin instruments nothing and only lists the functions. */
-const LIST_ONLY = { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false };
 
 /** The key a function is compared by, in both profiles: url:line:column (1-based). */
 function keyOf(url, line, column) {
@@ -30,7 +29,7 @@ function keyOf(url, line, column) {
  *   lineOwner(line) → the innermost function holding the first non-blank character of that line }
  * or null when the url is not a readable file.
  */
-function sourceInfo(url, policy = LIST_ONLY) {
+function sourceInfo(url, policy = LIST_ONLY_OPTIONS) {
   const id = `${JSON.stringify(policy)}\0${url}`;
   if (cache.has(id)) return cache.get(id);
   let info = null;
@@ -84,7 +83,7 @@ function instrumentedSourceInfo(url, options) {
       const lineStarts = [0, 0];
       for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
       const functions = [];
-      for (const f of listFunctions(instrumented.code, LIST_ONLY)) {
+      for (const f of listFunctions(instrumented.code, LIST_ONLY_OPTIONS)) {
         const pos = originalPositionFor(map, { line: f.line, column: f.column - 1 });
         if (pos.line == null) continue;
         const at = lineStarts[pos.line] + pos.column;

@@ -4,8 +4,10 @@
  * apart: each library's workload (bench/instructions/workloads.js) runs under valgrind (cachegrind,
  * no cache simulation) in V8 without background threads and with fixed random seeds, once for one
  * round and once for three; the difference, halved, is one round once the code is optimised. Runs of
- * the same code agree to about 0.2–2%. Instructions are not time (a load that misses the cache
- * costs more than an add), but they move with every check inserted or saved.
+ * acorn's long round agree to 0.01–1.6%; js-yaml's short one moved by 10% between runs (garbage
+ * collection and tier-up still vary), so compare placements within one run. Instructions are not
+ * time (a load that misses the cache costs more than an add), but they move with every check
+ * inserted or saved.
  *
  *   node bench/instructions.js [--only NAME]     (needs valgrind: apt-get install -y valgrind)
  */
@@ -16,6 +18,7 @@ const path = require('node:path');
 const { CONFIGS } = require('./configs');
 const workloads = require('./instructions/workloads');
 const { instrumentModule } = require('../packages/cli/dist/instrument.js');
+const { instrumentOptions } = require('./measure');
 
 const ROOT = path.resolve(__dirname, '..');
 const ROUND = path.join(__dirname, 'instructions', 'round.js');
@@ -72,8 +75,7 @@ async function main() {
       const source = fs.readFileSync(libraryFile, 'utf8');
       const variants = [{ id: 'plain', label: 'plain', file: libraryFile }];
       for (const config of CONFIGS) {
-        const options = { threshold: config.threshold, loopingFunctions: config.loopingFunctions, loops: config.loops, exits: config.exits };
-        const instrumented = instrumentModule(source, libraryFile, options);
+        const instrumented = instrumentModule(source, libraryFile, instrumentOptions(config));
         if (!instrumented) throw new Error(`${library} could not be instrumented`);
         const file = path.join(work, `${program}-${config.id}.js`);
         fs.writeFileSync(file, instrumented.code);

@@ -1,5 +1,6 @@
 /** The `jsprof` command. */
 import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_THRESHOLD } from '@jsprof/policy';
 import { run } from './run';
 import { instrumentFiles } from './bundles';
 import { addReportCommand } from './commands/report';
@@ -26,7 +27,7 @@ function nonNegative(value: string) {
 /** Which functions get checks, and where: the options `run` and `instrument` share (see @jsprof/policy). */
 function withPlacementOptions(command: Command): Command {
   return command
-    .option('--threshold <n>', 'instrument functions that can run at least this many statements in one call', wholeNumber('--threshold', 0), 10)
+    .option('--threshold <n>', 'instrument functions that can run at least this many statements in one call', wholeNumber('--threshold', 0), DEFAULT_THRESHOLD)
     .option('--no-looping-functions', 'do not instrument functions below the threshold that have a loop of their own')
     .option('--loops', 'also check at every loop back-edge of instrumented functions')
     .option('--no-exits', 'do not check when instrumented functions return');

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { FunctionRecord, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
+import { FunctionRecord, LIST_ONLY_OPTIONS, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
 import type { NamedFrame, RawFrame } from '@jsprof/runtime';
 import type { ModuleMeta } from './instrument';
 import { isOwnFile } from './filter';
@@ -42,7 +42,7 @@ function readFunctions(file: string, code: string): FunctionRecord[] {
     sourceType: 'unambiguous',
     code: false,
     parserOpts: { allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true },
-    plugins: [[plugin, { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false }]],
+    plugins: [[plugin, LIST_ONLY_OPTIONS]],
   });
   return (result?.metadata as any)?.jsprof?.functions ?? [];
 }

@@ -17,12 +17,14 @@ import {
   ENTRY_CHECK_SOURCE,
   FunctionRecord,
   GLOBAL_PRELUDE_SOURCE,
+  LIST_ONLY_OPTIONS,
   LineIndex,
   PolicyOptions,
   exitCheckSource,
   ecmaScriptName,
   functionName,
   importPreludeSource,
+  isLoopNode,
   isFunctionNode,
   isInstrumentedSource,
   normalizeOptions,
@@ -96,7 +98,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     let own = owner;
     if (isFunction || isStaticBlock) own = { node, loops: [] };
     else if (isClass) own = null;
-    if (owner && isLoop(node)) owner.loops.push(node);
+    if (owner && isLoopNode(node)) owner.loops.push(node);
     path.push(node);
     forEachChild(node, (child) => visit(child, own));
     path.pop();
@@ -146,10 +148,6 @@ function forEachChild(node: Node, fn: (child: Node) => void) {
 
 function isNode(value: unknown): value is Node {
   return !!value && typeof value === 'object' && typeof (value as Node).type === 'string';
-}
-
-function isLoop(node: Node): boolean {
-  return /^(For|ForIn|ForOf|While|DoWhile)Statement$/.test(node.type);
 }
 
 /**
@@ -339,7 +337,7 @@ export interface FunctionTable {
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
 
 export function functionTable(code: string, program: Node): FunctionTable {
-  const { functions } = instrument({ code, program, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false });
+  const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);
   return tableOf(functions, new LineIndex(code), UNCHANGED);
 }
 

@@ -34,6 +34,9 @@ export const DEFAULT_OPTIONS: Readonly<PolicyOptions> = Object.freeze({
   exclude: [],
 });
 
+/** Options under which a front end checks no function and only lists them (names, starts, ranges). */
+export const LIST_ONLY_OPTIONS: Readonly<Partial<PolicyOptions>> = Object.freeze({ threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false });
+
 const KNOWN = new Set(Object.keys(DEFAULT_OPTIONS));
 
 export class OptionsError extends Error {

@@ -156,9 +156,9 @@ function statementPaths(node: Node | null | undefined): Paths {
   }
 }
 
-function listPaths(list: Node[] | undefined): Paths {
+function listPaths(list: Node[] = []): Paths {
   let result = paths(0);
-  for (let i = (list ?? []).length - 1; i >= 0; i--) result = then(statementPaths(list![i]), result);
+  for (let i = list.length - 1; i >= 0; i--) result = then(statementPaths(list[i]), result);
   return result;
 }
 
@@ -167,13 +167,22 @@ export function countStatement(node: Node | null | undefined): number {
   return longest(statementPaths(node));
 }
 
-/** The count for a function's body; an expression-bodied arrow counts like `return <expr>`. */
+/** The statements of a function's body or a static block; null for an arrow's expression body. */
+function statementsOf(body: Node): Node[] | null {
+  return body.type === 'BlockStatement' || body.type === 'StaticBlock' || body.type === 'FunctionBody' ? (body.body ?? body.stmts) : null;
+}
+
+/** The count for a function's body (or a static block); an expression-bodied arrow counts like `return <expr>`. */
 export function countFunctionBody(body: Node): number {
-  if (body.type === 'BlockStatement' || body.type === 'FunctionBody') return longest(listPaths(body.body ?? body.stmts));
-  return countExpression(body);
+  const statements = statementsOf(body);
+  return statements ? longest(listPaths(statements)) : countExpression(body);
 }
 
 const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);
+
+export function isLoopNode(node: Node): boolean {
+  return LOOP_TYPES.has(node.type);
+}
 
 /**
  * Whether a statement (a function's body, a static block) holds a loop of its own, not one of a nested
@@ -182,12 +191,11 @@ const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 
  */
 export function hasOwnLoop(node: Node | null | undefined): boolean {
   if (!node) return false;
-  if (LOOP_TYPES.has(node.type)) return true;
+  if (isLoopNode(node)) return true;
   switch (node.type) {
     case 'BlockStatement':
     case 'StaticBlock':
     case 'Program':
-      return node.body.some(hasOwnLoop);
     case 'FunctionBody':
       return (node.body ?? node.stmts).some(hasOwnLoop);
     case 'IfStatement':
@@ -211,7 +219,7 @@ export function hasOwnLoop(node: Node | null | undefined): boolean {
  */
 export function shouldInstrumentFunction(node: Node, options: Pick<PolicyOptions, 'threshold' | 'loopingFunctions'>): boolean {
   const body = node.type === 'StaticBlock' ? node : node.body;
-  const count = node.type === 'StaticBlock' ? countStatement(node) : countFunctionBody(body);
+  const count = countFunctionBody(body);
   if (count === 0) return false;
   return count >= options.threshold || (options.loopingFunctions && hasOwnLoop(body));
 }

@@ -9,9 +9,9 @@
  * - count-down mode (no SharedArrayBuffer): the counter holds the number of checks expected before
  *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun: each
  *   arming covers half the time left, closing in on the tick, which is taken at the first check
- *   after it falls due, as the thread would have it; the
- *   exit checks of functions with loops count on a second counter that reads the clock about every
- *   EXIT_READ_INTERVAL (see armExits), for time that passes in loops between sparse checks;
+ *   after it falls due, as the thread would have it; the exit checks of functions with loops count
+ *   on a second counter that reads the clock about every EXIT_READ_INTERVAL (see armExits), for
+ *   time that passes in loops between sparse checks;
  * - thread mode: a sampler thread sees the time pass and sets both counters to 0, which follows
  *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which

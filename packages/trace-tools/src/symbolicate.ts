@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AnyMap, TraceMap, originalPositionFor, sourceContentFor } from '@jridgewell/trace-mapping';
-import { FunctionRecord, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
+import { FunctionRecord, LIST_ONLY_OPTIONS, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
 import { instrument, parseJs } from '@jsprof/estree-instrument';
 import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
 
@@ -132,7 +132,7 @@ export class SourceMaps {
 
 function listFunctions(code: string, file: string): FunctionRecord[] | null {
   try {
-    return instrument({ code, program: parseJs(code, file), filename: file, sourceMap: false }, { threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false }).functions;
+    return instrument({ code, program: parseJs(code, file), filename: file, sourceMap: false }, LIST_ONLY_OPTIONS).functions;
   } catch {
     return null;
   }
