@@ -3,9 +3,10 @@
  * What the checks cost in instructions executed, where wall time is too noisy to tell a few percent
  * apart: each library's workload (bench/instructions/workloads.js) runs under valgrind (cachegrind,
  * no cache simulation) in V8 without background threads and with fixed random seeds, once for one
- * round and once for three; the difference, halved, is one round once the code is optimised. Runs of
- * acorn's long round agree to 0.01–1.6%; js-yaml's short one moved by 10% between runs (garbage
- * collection and tier-up still vary), so compare placements within one run. Instructions are not
+ * round and once for three (js-yaml: three and nine); the difference, per round, is one round once
+ * the code is optimised. Runs of acorn's long round agree to 0.01–1.6%; js-yaml's short one moved by
+ * 10% between runs over one round to three (garbage collection and tier-up still vary), so compare
+ * placements within one run. Instructions are not
  * time (a load that misses the cache costs more than an add), but they move with every check
  * inserted or saved.
  *
@@ -69,7 +70,7 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-instructions-'));
   const rows = [];
   try {
-    for (const [program, { library }] of Object.entries(workloads)) {
+    for (const [program, { library, rounds = [1, 3] }] of Object.entries(workloads)) {
       if (ONLY && program !== ONLY) continue;
       const libraryFile = path.join(ROOT, 'node_modules', library);
       const source = fs.readFileSync(libraryFile, 'utf8');
@@ -81,12 +82,12 @@ async function main() {
         fs.writeFileSync(file, instrumented.code);
         variants.push({ id: config.id, label: config.label, file });
       }
-      const tasks = variants.flatMap((v) => [1, 3].map((rounds) => () => instructions(program, libraryFile, v.file, rounds)));
+      const tasks = variants.flatMap((v) => rounds.map((n) => () => instructions(program, libraryFile, v.file, n)));
       process.stderr.write(`${program}: ${tasks.length} runs under valgrind\n`);
       const counts = await pool(tasks, PARALLEL);
-      const checks = new Set(counts.map((c, i) => `${c.check}/${i % 2 ? 3 : 1}`));
+      const checks = new Set(counts.map((c, i) => `${c.check}/${rounds[i % 2]}`));
       if (checks.size !== 2) process.stderr.write(`  WARNING: ${program} computed different results: ${[...checks].join(', ')}\n`);
-      const perRound = variants.map((v, i) => ({ ...v, count: (counts[2 * i + 1].count - counts[2 * i].count) / 2 }));
+      const perRound = variants.map((v, i) => ({ ...v, count: (counts[2 * i + 1].count - counts[2 * i].count) / (rounds[1] - rounds[0]) }));
       for (const v of perRound) rows.push({ program, label: v.label, count: v.count, overhead: v.count / perRound[0].count - 1 });
     }
   } finally {

@@ -32,11 +32,15 @@ function transform(babel, code, options = {}, extra = {}) {
   return { code: result.code, map: result.map, jsprof: result.metadata.jsprof };
 }
 
-/** A fake runtime hook whose checks count how many times they ran. */
+/** A fake runtime hook that counts the checks that ran: its counter runs out at every check, and the slow path zeroes it. */
 function fakeHook() {
-  const hook = { calls: 0 };
-  hook.e = hook.x = hook.k = () => {
-    hook.calls++;
+  const hook = {
+    calls: 0,
+    c: new Int32Array(2),
+    s() {
+      hook.calls++;
+      hook.c.fill(0);
+    },
   };
   return hook;
 }
@@ -90,7 +94,7 @@ test("runtime: 'import' in a script requires the runtime", () => {
   const out = transform(babel8, PROGRAM, { threshold: 1, runtime: 'import' });
   const require = (id) => {
     assert.equal(id, '@jsprof/runtime');
-    return { checkEntry: hook.e, checkLoopingExit: hook.x, check: hook.k };
+    return { checkCounter: hook.c, checkSlowPath: hook.s };
   };
   assert.equal(vm.runInNewContext(out.code, { require }), vm.runInNewContext(PROGRAM));
   assert.equal(hook.calls, EXPECTED_CHECKS);

@@ -8,20 +8,21 @@
  * Written against `api.types` and `api.template` only, so it runs under Babel 7 and Babel 8.
  */
 import {
+  BODY_LABEL,
   CHECK_SOURCE,
-  ENTRY_CHECK_ID,
+  canKeepReturnValue,
+  COUNTER_ID,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
   exitCheckSource,
   FunctionRecord,
-  GLOBAL_PRELUDE_SOURCE,
   LineIndex,
   PolicyOptions,
+  RETURN_VALUE_ID,
   ecmaScriptName,
   functionName,
-  importPreludeSource,
   normalizeOptions,
-  requirePreludeSource,
+  preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
   v8FunctionStart,
@@ -52,15 +53,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
     exit: (hasOwnLoops) => t.cloneNode(hasOwnLoops ? loopingExitCheckNode : checkNode, true, true),
     loop: () => t.cloneNode(checkNode, true, true),
   };
-  const prelude = (isModule: boolean): any[] => {
-    const source =
-      options.runtime === 'global'
-        ? GLOBAL_PRELUDE_SOURCE
-        : isModule
-          ? importPreludeSource(options.importSource)
-          : requirePreludeSource(options.importSource);
-    return api.template.statements.ast(source);
-  };
+  const prelude = (isModule: boolean): any[] => api.template.statements.ast(preludeSource(options, isModule));
 
   return {
     name: '@jsprof/babel-plugin',
@@ -71,7 +64,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
         const src: string = state.file.code ?? '';
         const lines = new LineIndex(src);
         // Files left alone still list their functions: tools name frames with them.
-        const enabled = shouldInstrumentFile(options, state.filename) && !program.scope.hasBinding(ENTRY_CHECK_ID);
+        const enabled = shouldInstrumentFile(options, state.filename) && !program.scope.hasBinding(COUNTER_ID);
         const toInstrument: NodePath[] = [];
 
         program.traverse({
@@ -126,24 +119,36 @@ interface Checks {
   loop: () => any;
 }
 
-/** Adds the entry check, the exit check and (with `loops`) a check at the top of every loop body. */
+/**
+ * Adds the entry check, the exit check (last in the body, after a labelled block where the function
+ * has `return`s: see @jsprof/policy's check.ts) and (with `loops`) a check at the top of every loop body.
+ */
 function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOptions) {
   const node = path.node;
-  if (node.type === 'ArrowFunctionExpression' && node.body.type !== 'BlockStatement') {
-    node.body = t.blockStatement([t.returnStatement(node.body)]);
-    node.expression = false;
-  }
-  const loops = ownLoops(path);
-  const exitCheck = options.exits ? checks.exit(loops.length > 0) : null;
+  const { loops, returns } = ownLoopsAndReturns(path);
   if (options.loops) addLoopChecks(loops, t, checks.loop);
+  const exitCheck = options.exits ? checks.exit(loops.length > 0) : null;
+  if (node.type === 'ArrowFunctionExpression' && node.body.type !== 'BlockStatement') {
+    // `a => expr` becomes `a => { entry; let r = expr; exit; return r; }`.
+    const body = exitCheck && canKeepReturnValue(node.body)
+      ? [t.variableDeclaration('let', [t.variableDeclarator(t.identifier(RETURN_VALUE_ID), node.body)]), exitCheck, t.returnStatement(t.identifier(RETURN_VALUE_ID))]
+      : [t.returnStatement(node.body)];
+    node.body = t.blockStatement([checks.entry(), ...body]);
+    node.expression = false;
+    return;
+  }
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
-  block.body = [checks.entry(), ...(exitCheck ? withExitCheck(path, block.body, t, () => exitCheck) : block.body)];
+  let statements: any[] = block.body;
+  if (exitCheck && returns.length === 0) statements = [...statements, exitCheck];
+  else if (exitCheck) statements = withLabelledBody(path, block, returns, t, exitCheck);
+  block.body = [checks.entry(), ...statements];
 }
 
-/** The function's own loops (not those of nested functions or classes). */
-function ownLoops(fnPath: NodePath): NodePath[] {
+/** The function's own loops, and its `return`s whose value the exit check may keep (not those of nested functions or classes). */
+function ownLoopsAndReturns(fnPath: NodePath): { loops: NodePath[]; returns: NodePath[] } {
   const loops: NodePath[] = [];
+  const returns: NodePath[] = [];
   fnPath.traverse({
     Function(inner: NodePath) {
       inner.skip();
@@ -154,23 +159,39 @@ function ownLoops(fnPath: NodePath): NodePath[] {
     Loop(loop: NodePath) {
       loops.push(loop);
     },
+    ReturnStatement(ret: NodePath) {
+      if (canKeepReturnValue(ret.node.argument)) returns.push(ret);
+    },
   });
-  return loops;
+  return { loops, returns };
 }
 
 /**
- * The body wrapped in `try { … } finally { check }`. Function declarations stay outside the `try`, at
- * the top, so they hoist exactly as before — unless the body declares let/const/class at its top
- * level, which declarations outside the `try` could not see. Then they move into the `try`, where a
- * block hoists them too, if a block may hold them; if not, the function gets no exit check.
+ * The body in a labelled block whose `return`s break out of it to the exit check, which then
+ * returns their value. Function declarations stay outside the block, at the top, so they hoist
+ * exactly as before — unless the body declares let/const/class at its top level, which declarations
+ * outside the block could not see. Then they move into the block, where it hoists them too, if a
+ * block may hold them; if not, the function gets no exit check.
  */
-function withExitCheck(path: NodePath, statements: any[], t: Types, check: () => any): any[] {
-  const wrap = (inside: any[]) => t.tryStatement(t.blockStatement(inside), null, t.blockStatement([check()]));
-  const functions = statements.filter((s) => s.type === 'FunctionDeclaration');
-  const others = statements.filter((s) => s.type !== 'FunctionDeclaration');
-  if (functions.length === 0 || !others.some(isLexicalDeclaration)) return [...functions, wrap(others)];
-  if (canMoveIntoBlock(path, functions)) return [wrap(statements)];
-  return statements;
+function withLabelledBody(path: NodePath, block: any, returns: NodePath[], t: Types, exitCheck: any): any[] {
+  const isFunction = (s: any) => s.type === 'FunctionDeclaration';
+  const functions = block.body.filter(isFunction);
+  const outside = functions.length === 0 || !block.body.some(isLexicalDeclaration);
+  if (!outside && !canMoveIntoBlock(path, functions)) return block.body;
+  const value = () => t.identifier(RETURN_VALUE_ID);
+  for (const ret of returns) {
+    const argument = ret.node.argument ?? t.unaryExpression('void', t.numericLiteral(0));
+    ret.replaceWith(t.blockStatement([t.expressionStatement(t.assignmentExpression('=', value(), argument)), t.breakStatement(t.identifier(BODY_LABEL))]));
+  }
+  const statements: any[] = block.body;
+  const others = statements.filter((s) => !isFunction(s));
+  const labelled = [
+    t.variableDeclaration('let', [t.variableDeclarator(value())]),
+    t.labeledStatement(t.identifier(BODY_LABEL), t.blockStatement(outside ? others : statements)),
+    exitCheck,
+    t.returnStatement(value()),
+  ];
+  return outside ? [...functions, ...labelled] : labelled;
 }
 
 function isLexicalDeclaration(node: any): boolean {

@@ -27,19 +27,28 @@ export function plain(code: string, babel: TransformOptions = {}): string {
   return result!.code!;
 }
 
-/** A stand-in for `@jsprof/runtime`'s hook whose checks count how many times they ran. */
+/**
+ * A stand-in for `@jsprof/runtime`'s hook that counts the checks that run: its counter runs out at
+ * every check, so each calls the slow path, which records the check's kind and zeroes the counter.
+ */
 export class FakeRuntime {
-  calls = 0;
-  private readonly count = () => {
-    this.calls++;
+  /** The kinds of the checks that ran, in order (see @jsprof/policy's check.ts). */
+  readonly kinds: number[] = [];
+  private readonly counter = new Int32Array(2);
+  private readonly slowPath = (kind: number) => {
+    this.kinds.push(kind);
+    this.counter.fill(0);
   };
+  get calls(): number {
+    return this.kinds.length;
+  }
   /** The global `__jsprof` object. */
   get hook() {
-    return { e: this.count, x: this.count, k: this.count };
+    return { c: this.counter, s: this.slowPath };
   }
   /** What `@jsprof/runtime` exports to modules that import it. */
   get module() {
-    return { checkEntry: this.count, checkLoopingExit: this.count, check: this.count };
+    return { checkCounter: this.counter, checkSlowPath: this.slowPath };
   }
 }
 

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { instrument, plain } from './helpers';
 
@@ -101,6 +101,8 @@ describe('inserted code', () => {
     const src = 'function f() { a(); }';
     const out = instrument(src, { threshold: 1, exits: false });
     expect(out.code).toBe(plain(`${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`));
+    const module = instrument(src, { threshold: 1, exits: false }, { sourceType: 'module' });
+    expect(module.code).toBe(plain(`${GLOBAL_MODULE_PRELUDE_SOURCE}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`, { sourceType: 'module' }));
     const required = instrument(src, { threshold: 1, exits: false, runtime: 'import' });
     expect(required.code).toBe(plain(`${requirePreludeSource('@jsprof/runtime')}\nfunction f() { ${ENTRY_CHECK_SOURCE} a(); }`));
     const imported = instrument(src, { threshold: 1, exits: false, runtime: 'import', importSource: 'rt' }, { sourceType: 'module' });
@@ -113,17 +115,23 @@ describe('inserted code', () => {
     expect(out.code).toContain(`function f() {\n  "use strict";\n  "another";\n\n  ${ENTRY_CHECK_SOURCE}\n  a();\n}`);
   });
 
-  test('function declarations stay at the top of the body, outside the try, when the body has no let/const/class', () => {
-    const out = instrument('function f() { var x = g(); return x; function g() { return 1; } }', { threshold: 2 });
-    expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  try {\n    var x = g();`);
-    expect(out.code).toContain(`} finally {\n    ${CHECK_SOURCE}\n  }`);
+  test('returns break out of a labelled body to the exit check; function declarations stay at the top, outside it, when the body has no let/const/class', () => {
+    const out = instrument('function f() { var x = g(); if (x) return x; return; function g() { return 1; } }', { threshold: 2 });
+    expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  let __jsprof$r;\n  __jsprof$l: {\n    var x = g();`);
+    expect(out.code).toContain(`if (x) {\n      __jsprof$r = x;\n      break __jsprof$l;\n    }\n    {\n      __jsprof$r = void 0;\n      break __jsprof$l;\n    }\n  }\n  ${CHECK_SOURCE}\n  return __jsprof$r;\n}`);
+  });
+
+  test('a body without returns ends with the exit check; an arrow with an expression body keeps its value while the check runs', () => {
+    const out = instrument('function f() { a(); b(); }\nconst g = (x) => x + 1;', { threshold: 1 });
+    expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  a();\n  b();\n  ${CHECK_SOURCE}\n}`);
+    expect(out.code).toContain(`const g = x => {\n  ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r = x + 1;\n  ${CHECK_SOURCE}\n  return __jsprof$r;\n};`);
   });
 
   test('the exit check of a function with loops of its own is the one that reads the clock without a sampler thread', () => {
     const out = instrument('function scan(n) { let c = 0; while (n--) c++; return c; }\nfunction outer() { const f = () => { for (;;) break; }; return f(); }', { threshold: 2 });
-    expect(out.code).toContain(`return c;\n  } finally {\n    ${EXIT_CHECK_SOURCE}\n  }`);
+    expect(out.code).toContain(`__jsprof$r = c;\n      break __jsprof$l;\n    }\n  }\n  ${EXIT_CHECK_SOURCE}`);
     // outer's only loop is in a nested function
-    expect(out.code).toContain(`return f();\n  } finally {\n    ${CHECK_SOURCE}\n  }`);
+    expect(out.code).toContain(`__jsprof$r = f();\n      break __jsprof$l;\n    }\n  }\n  ${CHECK_SOURCE}`);
   });
 
   test('loop bodies get a check first; single-statement bodies become blocks', () => {

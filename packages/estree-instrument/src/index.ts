@@ -5,30 +5,33 @@
  * original character stays where a reader expects it; no line is added.
  *
  * What it inserts is what `@jsprof/babel-plugin` inserts, under the same rules: the entry check
- * first in the body (after directives), the exit check in a `try/finally` around the rest (function
- * declarations stay outside the `try`, so they hoist as before), loop checks under `loops`, and the
- * prelude after the program's directives.
+ * first in the body (after directives), the exit check last, after a labelled block around the rest
+ * where the function has `return`s (function declarations stay outside the block, so they hoist as
+ * before), loop checks under `loops`, and the prelude after the program's directives.
  */
 import MagicString from 'magic-string';
 import { OutputOffsets, outputOffsets } from './offsets';
 import { JsSyntaxError, parseJs } from './parse';
 import {
+  BODY_LABEL,
   CHECK_SOURCE,
+  canKeepReturnValue,
   ENTRY_CHECK_SOURCE,
+  LABELLED_BODY_OPEN,
+  RETURN_VALUE_ID,
+  labelledBodyClose,
   FunctionRecord,
-  GLOBAL_PRELUDE_SOURCE,
   LIST_ONLY_OPTIONS,
   LineIndex,
   PolicyOptions,
   exitCheckSource,
   ecmaScriptName,
   functionName,
-  importPreludeSource,
   isLoopNode,
   isFunctionNode,
   isInstrumentedSource,
   normalizeOptions,
-  requirePreludeSource,
+  preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
   skipTrivia,
@@ -70,6 +73,8 @@ interface Found {
   node: Node;
   /** Loops directly inside this function (not in nested functions or classes). */
   loops: Node[];
+  /** Its own `return` statements whose value the exit check may keep (not those of nested functions). */
+  returns: Node[];
 }
 
 /** Instruments `input.code`; `options` are the Babel plugin's, validated the same way. */
@@ -96,9 +101,10 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     const isStaticBlock = node.type === 'StaticBlock';
     const ancestors = isFunction || isClass || isStaticBlock ? path.slice().reverse() : null;
     let own = owner;
-    if (isFunction || isStaticBlock) own = { node, loops: [] };
+    if (isFunction || isStaticBlock) own = { node, loops: [], returns: [] };
     else if (isClass) own = null;
     if (owner && isLoopNode(node)) owner.loops.push(node);
+    if (owner && node.type === 'ReturnStatement' && canKeepReturnValue(node.argument)) owner.returns.push(node);
     path.push(node);
     forEachChild(node, (child) => visit(child, own));
     path.pop();
@@ -178,11 +184,13 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
 function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions) {
   const { node } = f;
   if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
+  const exitCheck = exitCheckSource(f.loops.length > 0);
   if (node.type === 'ArrowFunctionExpression' && node.expression) {
-    // `a => expr` becomes `a => { entry; try { return (expr); } finally { exit } }`.
+    // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
+    const exit = options.exits && canKeepReturnValue(node.body);
     const at = arrowBodyStart(code, node);
-    s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${options.exits ? 'try { ' : ''}return (`);
-    s.appendLeft(node.end, `);${options.exits ? ` } finally { ${CHECK_SOURCE} }` : ''} }`);
+    s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
+    s.appendLeft(node.end, exit ? `); ${exitCheck} return ${RETURN_VALUE_ID}; }` : '); }');
     return;
   }
   const statements: Node[] = node.type === 'StaticBlock' ? node.body : node.body.body;
@@ -197,29 +205,42 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   const afterDirective = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
   s.appendLeft(entryAt, `${afterDirective} ${ENTRY_CHECK_SOURCE}`);
   if (!options.exits) return;
+  if (f.returns.length === 0) {
+    // After the last statement, which may end without a semicolon.
+    const last = statements[statements.length - 1];
+    s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheck} `);
+    return;
+  }
 
   const body = statements.slice(first);
   const functions = body.filter((st) => st.type === 'FunctionDeclaration');
   const others = body.filter((st) => st.type !== 'FunctionDeclaration');
-  // Before the closing brace, never with a statement a move may take away.
-  const exitCheck = exitCheckSource(f.loops.length > 0);
-  const closeTry = () => s.prependRight(close, ` } finally { ${exitCheck} } `);
+  const label = (at: number) => {
+    s.appendRight(at, `${LABELLED_BODY_OPEN} `);
+    // Before the closing brace, never with a statement a move may take away.
+    s.prependRight(close, ` ${labelledBodyClose(exitCheck)} `);
+    for (const ret of f.returns) rewriteReturn(s, code, ret);
+  };
   if (functions.length === 0 || !others.some(isLexicalDeclaration)) {
-    if (others.length === 0) {
-      s.prependRight(close, ` try { } finally { ${exitCheck} } `);
-      return;
-    }
-    // Function declarations go before the `try`, in their order, so they hoist exactly as before.
-    const tryAt = others[0].start;
-    for (const fn of functions) if (fn.start > tryAt) s.move(fn.start, fn.end, tryAt);
-    s.appendRight(tryAt, 'try { ');
-    closeTry();
+    // Function declarations go before the block, in their order, so they hoist exactly as before.
+    const blockAt = others[0].start;
+    for (const fn of functions) if (fn.start > blockAt) s.move(fn.start, fn.end, blockAt);
+    label(blockAt);
     return;
   }
-  // let/const/class at the top: the declarations go into the `try` with them, if a block can hold them.
-  if (!canMoveIntoBlock(node, functions)) return;
-  s.appendRight(body[0].start, 'try { ');
-  closeTry();
+  // let/const/class at the top: the declarations go into the block with them, if a block can hold them.
+  if (canMoveIntoBlock(node, functions)) label(body[0].start);
+}
+
+/**
+ * `return x;` becomes `{ R = (x); break L; }` (see @jsprof/policy's check.ts), with the keyword
+ * left in a comment after `R =`, so that every edit is an insertion.
+ */
+function rewriteReturn(s: MagicString, code: string, ret: Node) {
+  s.appendRight(ret.start, `{ ${RETURN_VALUE_ID} = /*`);
+  s.appendLeft(ret.start + 'return'.length, ret.argument ? '*/ (' : '*/ void 0');
+  if (ret.argument) s.appendLeft(ret.argument.end, ')');
+  s.appendLeft(ret.end, `${code[ret.end - 1] === ';' ? '' : ';'} break ${BODY_LABEL}; }`);
 }
 
 function isLexicalDeclaration(node: Node): boolean {
@@ -302,13 +323,7 @@ function preludeOffset(code: string, program: Node): number {
 }
 
 function preludeText(program: Node, options: PolicyOptions): string {
-  const text =
-    options.runtime === 'global'
-      ? GLOBAL_PRELUDE_SOURCE
-      : program.sourceType === 'module'
-        ? importPreludeSource(options.importSource)
-        : requirePreludeSource(options.importSource);
-  return `;${text}`;
+  return `;${preludeSource(options, program.sourceType === 'module')}`;
 }
 
 // Its published types do not parse (TypeScript 5.9), so it is typed here.

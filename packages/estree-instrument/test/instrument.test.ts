@@ -103,10 +103,14 @@ describe('positions map back exactly', () => {
 });
 
 describe('inserted text', () => {
-  test('checks and prelude are the policy texts; no line is added', () => {
-    const code = 'function f() {\n  a();\n}\n';
+  test('checks and prelude are the policy texts; no line is added, no character removed', () => {
+    const code = 'function f() {\n  a();\n}\nfunction g(x) {\n  if (x) return x\n  return;\n}\nconst h = (y) => y;\n';
     const out = run(code, { threshold: 1 });
-    expect(out.code).toBe(`;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  try { a();\n } finally { ${CHECK_SOURCE} } }\n`);
+    expect(out.code).toBe(
+      `;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  a();\n ${CHECK_SOURCE} }\n` +
+        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ ( x); break __jsprof$l; }\n  { __jsprof$r = /*return*/ void 0; break __jsprof$l; }\n } ${CHECK_SOURCE} return __jsprof$r; }\n` +
+        `const h = (y) =>{ ${ENTRY_CHECK_SOURCE} let __jsprof$r = ( y); ${CHECK_SOURCE} return __jsprof$r; };\n`,
+    );
   });
 
   test('directive prologues stay first, in the program and in functions, with or without semicolons', () => {
@@ -122,19 +126,19 @@ describe('inserted text', () => {
   test('a hashbang line, a BOM, CRLF and astral characters survive', () => {
     const body = 'const s = "𝒳é"; // 𝒳\r\nfunction f(a) {\r\n  return s + a;\r\n}\r\n';
     const hashbang = run(`#!/usr/bin/env node\r\n${body}`, { threshold: 1 });
-    expect(hashbang.code.startsWith('#!/usr/bin/env node\r\n;function __jsprof$e')).toBe(true);
+    expect(hashbang.code.startsWith('#!/usr/bin/env node\r\n;var __jsprof$h = ')).toBe(true);
     expect(hashbang.code).toContain('const s = "𝒳é"; // 𝒳\r\n');
     expect(runScript(`${hashbang.code.replace(/^#!.*/, '')}; f(1)`)).toBe('𝒳é1');
     const bom = run(`\uFEFF${body}`, { threshold: 1 });
-    expect(bom.code.startsWith('\uFEFF;function __jsprof$e')).toBe(true);
+    expect(bom.code.startsWith('\uFEFF;var __jsprof$h = ')).toBe(true);
     expect(runScript(`${bom.code}; f(2)`)).toBe('𝒳é2');
   });
 
-  test('function declarations move out of the try in their order, and still hoist', () => {
+  test('function declarations move out of the labelled body in their order, and still hoist', () => {
     const code = 'function f() { var r = [g(), h()]; function g() { return 1; } x(); function h() { return 2; } return r; }\nvar x = () => 0;';
     const out = run(code, { threshold: 1 });
     expect(out.code.indexOf('function g()')).toBeLessThan(out.code.indexOf('function h()'));
-    expect(out.code.indexOf('function h()')).toBeLessThan(out.code.indexOf('try { var r'));
+    expect(out.code.indexOf('function h()')).toBeLessThan(out.code.indexOf('__jsprof$l: { var r'));
     expect(JSON.stringify(runScript(`${out.code}; f()`))).toBe('[1,2]');
   });
 

@@ -9,7 +9,7 @@ export interface PolicyOptions {
   loopingFunctions: boolean;
   /** Also check at the back-edge of every loop inside an instrumented function. */
   loops: boolean;
-  /** Also check when an instrumented function returns or throws (try/finally). */
+  /** Also check when an instrumented function returns (after its body, or as a `return` leaves it; not on a throw). */
   exits: boolean;
   /** How instrumented code reaches the runtime: the `__jsprof` global, or an import of `@jsprof/runtime`. */
   runtime: RuntimeAccess;

@@ -2,16 +2,17 @@
 import * as vm from 'node:vm';
 import { parse } from '@babel/parser';
 import {
-  CHECK_ID,
   CHECK_SOURCE,
-  ENTRY_CHECK_ID,
+  COUNTER_ID,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
+  GLOBAL_MODULE_PRELUDE_SOURCE,
   GLOBAL_PRELUDE_SOURCE,
   exitCheckSource,
   importPreludeSource,
   isInstrumentedSource,
   requirePreludeSource,
+  SLOW_PATH_ID,
 } from '../src/check';
 
 function run(code: string, globals: Record<string, unknown> = {}) {
@@ -19,53 +20,80 @@ function run(code: string, globals: Record<string, unknown> = {}) {
   return vm.runInContext(code, context);
 }
 
-/** A hook whose checks record their calls by kind. */
+const KINDS = ['check', 'entry', 'looping exit'];
+
+/** A hook whose counter runs out at every check, so that each calls the slow path, which records its kind. */
 function recordingHook() {
   const calls: string[] = [];
-  return { calls, e: () => calls.push('entry'), x: () => calls.push('looping exit'), k: () => calls.push('check') };
+  const c = new Int32Array(2);
+  return {
+    calls,
+    c,
+    s(kind: number) {
+      calls.push(KINDS[kind]);
+      c.fill(0);
+    },
+  };
 }
+
+const GLOBAL_PRELUDES = [GLOBAL_PRELUDE_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE];
 
 test('the texts parse as scripts and modules', () => {
   expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'script' })).not.toThrow();
-  expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'module' })).not.toThrow();
+  expect(() => parse(`${GLOBAL_MODULE_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'module' })).not.toThrow();
   expect(() => parse(requirePreludeSource('@jsprof/runtime'), { sourceType: 'script' })).not.toThrow();
   expect(() => parse(importPreludeSource('x"y'), { sourceType: 'module' })).not.toThrow();
   expect(importPreludeSource('x"y')).toContain('from "x\\"y"');
   expect(() => parse(`function f() { ${ENTRY_CHECK_SOURCE} }`, { sourceType: 'module' })).not.toThrow();
 });
 
-test('with the runtime, the prelude binds its checks: entry, looping exit, and the others', () => {
+test.each(GLOBAL_PRELUDES)('with the runtime, the prelude binds the counter and slow path: the checks count down and call it with their kind (%#)', (prelude) => {
   expect(exitCheckSource(true)).toBe(EXIT_CHECK_SOURCE);
   expect(exitCheckSource(false)).toBe(CHECK_SOURCE);
   const hook = recordingHook();
-  run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}${exitCheckSource(false)}`, { __jsprof: hook });
+  run(`${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}${exitCheckSource(false)}`, { __jsprof: hook });
   expect(hook.calls).toEqual(['entry', 'looping exit', 'check', 'check']);
 });
 
-test('without the runtime, the checks are empty functions', () => {
-  expect(run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE} [typeof ${ENTRY_CHECK_ID}, ${CHECK_ID}()];`)).toEqual(['function', undefined]);
+test('counted down, a check calls the slow path once its element runs out, and only then', () => {
+  const hook = { c: new Int32Array([2, 1]), calls: [] as number[], s: (kind: number) => hook.calls.push(kind) };
+  const checks = `${ENTRY_CHECK_SOURCE}${CHECK_SOURCE}${EXIT_CHECK_SOURCE}`;
+  run(`${GLOBAL_PRELUDE_SOURCE}\n${checks}${checks}`, { __jsprof: hook });
+  // C[0]: 2 → 1 → 0 → -1 (the entry check of the second round); C[1]: 1 → 0 → -1.
+  expect(hook.calls).toEqual([1, 0, 2]);
+  expect(Array.from(hook.c)).toEqual([-2, -1]);
 });
 
-test('a global __jsprof that is not the runtime\'s hook is ignored', () => {
-  for (const other of [42, null, {}, { e: 1 }]) {
-    expect(run(`${GLOBAL_PRELUDE_SOURCE}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE} typeof ${ENTRY_CHECK_ID};`, { __jsprof: other })).toBe('function');
+test.each(GLOBAL_PRELUDES)('without the runtime, the checks count nothing down and call nothing (%#)', (prelude) => {
+  const checks = `${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}`;
+  expect(run(`${prelude}\n${checks} [${COUNTER_ID}[0], ${SLOW_PATH_ID}()];`)).toEqual([NaN, undefined]);
+  for (const strict of ['', '"use strict";']) {
+    expect(run(`${strict}${prelude}\nvar n = 0; for (var i = 0; i < 100; i++) { ${checks} n++; } n;`)).toBe(100);
   }
 });
 
-test('a check that runs before the prelude (an import cycle) neither throws nor samples', () => {
+test.each(GLOBAL_PRELUDES)("a global __jsprof that is not the runtime's hook is ignored (%#)", (prelude) => {
+  for (const other of [42, null, {}, { c: new Int32Array(2), s: 1 }]) {
+    expect(run(`${prelude}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE} ${COUNTER_ID}[0];`, { __jsprof: other })).toBeNaN();
+  }
+});
+
+test("a check that runs before an ES module's prelude (an import cycle) neither throws nor samples", () => {
   // Function declarations are hoisted, as they are when another module calls into this one first.
-  const code = `var early = f();\n${GLOBAL_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} return "ran"; }\n[early, f()];`;
+  const code = `var early = f();\n${GLOBAL_MODULE_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} return "ran"; }\n[early, f()];`;
   const hook = recordingHook();
   expect(run(code, { __jsprof: hook })).toEqual(['ran', 'ran']);
   expect(hook.calls).toEqual(['check']);
 });
 
 test('isInstrumentedSource recognises every prelude, as written or reformatted', () => {
-  expect(isInstrumentedSource(GLOBAL_PRELUDE_SOURCE)).toBe(true);
-  expect(isInstrumentedSource(GLOBAL_PRELUDE_SOURCE.replace(/ /g, '\n  '))).toBe(true);
+  for (const prelude of GLOBAL_PRELUDES) {
+    expect(isInstrumentedSource(prelude)).toBe(true);
+    expect(isInstrumentedSource(prelude.replace(/ /g, '\n  '))).toBe(true);
+  }
   expect(isInstrumentedSource(importPreludeSource('rt'))).toBe(true);
   expect(isInstrumentedSource(requirePreludeSource('rt'))).toBe(true);
   expect(isInstrumentedSource(requirePreludeSource('rt').replace(/ /g, '\n'))).toBe(true);
-  expect(isInstrumentedSource('function f() { return "__jsprof$e"; }')).toBe(false);
-  expect(isInstrumentedSource('const __jsprof$entry = 1;')).toBe(false);
+  expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
+  expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);
 });

@@ -63,33 +63,17 @@ export interface Platform {
 export interface Hook {
   /** [count-down of entry and loop checks, count of exit checks]. */
   c: Int32Array;
-  /** The checks instrumented code calls (at a function's entry, at the exit of one with loops, elsewhere): see checksFor. */
-  e: () => void;
-  x: () => void;
-  k: () => void;
+  /**
+   * The slow path the inserted checks call when their counter runs out, with their kind (see
+   * @jsprof/policy's check.ts): the stack above it is the sample's.
+   */
+  s: (kind: number) => void;
 }
 
-const ENTRY = 1;
-const EXIT = 2;
-
-/**
- * The checks instrumented code calls: each counts down its element of `counter` and calls
- * `slowPath` (Engine.slowPath) with its kind when that runs out: 1 at a function's entry, 2 at the
- * exit of one with loops (see @jsprof/policy's check.ts).
- */
-export function checksFor(counter: Int32Array, slowPath: (kind?: number) => void): Pick<Hook, 'e' | 'x' | 'k'> {
-  return {
-    e: function checkEntry() {
-      if (--counter[0] < 0) slowPath(ENTRY);
-    },
-    x: function checkLoopingExit() {
-      if (--counter[1] < 0) slowPath(EXIT);
-    },
-    k: function check() {
-      if (--counter[0] < 0) slowPath();
-    },
-  };
-}
+/** The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). */
+export const CHECK = 0;
+export const ENTRY_CHECK = 1;
+export const LOOPING_EXIT_CHECK = 2;
 
 export class Session {
   readonly samples: HeldSample[] = [];
@@ -256,11 +240,11 @@ export class Engine {
   }
 
   /**
-   * Called by an inserted check when its counter runs out. Without a sampler thread, exit checks
-   * call it every few exits (see armExits): when no sample is due it only read the clock, and the
-   * count-down stays as it was. Never throws.
+   * Called (through the hook's `s`) by an inserted check when its counter runs out. Without a
+   * sampler thread, exit checks call it every few exits (see armExits): when no sample is due it
+   * only read the clock, and the count-down stays as it was. Never throws.
    */
-  readonly slowPath = (kind?: number) => {
+  readonly slowPath = (kind: number) => {
     if (this.busy || this.paused) {
       this.disarm();
       return;
@@ -272,15 +256,14 @@ export class Engine {
         return;
       }
       const now = this.platform.now();
-      if (now < this.dueTime() && kind === EXIT) {
+      if (now < this.dueTime() && kind === LOOPING_EXIT_CHECK) {
         this.armExits(now);
         return;
       }
       if (now >= this.dueTime()) {
         let stack = -1;
         try {
-          const check = kind === ENTRY ? this.hook.e : kind === EXIT ? this.hook.x : this.hook.k;
-          stack = this.store.add(captureStack(check, kind === ENTRY ? 1 : 0));
+          stack = this.store.add(captureStack(this.hook.s, kind === ENTRY_CHECK ? 1 : 0));
         } catch {
           // recorded without a stack
         }
@@ -293,22 +276,6 @@ export class Engine {
       this.busy--;
     }
   };
-
-  /**
-   * Runs each check's slow path while no profiler runs (it only disarms then), so the call is no
-   * longer one that never ran when an optimising compiler inlines the checks: the first sample
-   * taken in a function would otherwise deoptimise it.
-   */
-  warmChecks() {
-    if (this.sessions.size) return;
-    for (let i = 0; i < 20; i++) {
-      for (const check of [this.hook.e, this.hook.x, this.hook.k]) {
-        this.hook.c.fill(0);
-        check();
-      }
-    }
-    this.disarm();
-  }
 
   /** Checks run, and take no sample, until the counters are armed again. */
   private disarm() {

@@ -1,9 +1,9 @@
 /**
- * The object inserted checks reach (`globalThis.__jsprof`): the checks `e`, `x` and `k`, and the
- * counter `c` they count on.
+ * The object inserted checks reach (`globalThis.__jsprof`): the counter `c` they count down and the
+ * slow path `s` they call when it runs out.
  * One per realm, created when the runtime first loads; a second copy of the runtime reuses it.
  */
-import { Engine, Hook, Platform, REARM, checksFor } from './engine';
+import { Engine, Hook, Platform, REARM } from './engine';
 import { RUNTIME_GLOBAL } from './names';
 
 interface RealmHook extends Hook {
@@ -32,14 +32,16 @@ function createHook(): RealmHook {
   const counter = newCounter();
   const hook = { c: counter } as RealmHook;
   const engine = new Engine(hook, defaultPlatform);
-  Object.assign(hook, checksFor(counter, engine.slowPath));
+  // Named, so that a stack string without Error.captureStackTrace shows where the runtime's frames begin.
+  hook.s = function checkSlowPath(kind: number) {
+    engine.slowPath(kind);
+  };
   Object.defineProperty(hook, 'engine', { value: engine, enumerable: false });
-  engine.warmChecks();
   return hook;
 }
 
 function isHook(value: any): value is RealmHook {
-  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.e === 'function' && value.engine instanceof Object;
+  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.s === 'function' && value.engine instanceof Object;
 }
 
 export const hook: RealmHook = isHook(realm[RUNTIME_GLOBAL]) ? realm[RUNTIME_GLOBAL] : createHook();

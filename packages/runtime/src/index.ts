@@ -17,10 +17,9 @@ export { parseStack, parseV8Stack, parseAtStack } from './stack-parsers';
 export type { ParsedFrame } from './stack-parsers';
 export { BASE_INTERVAL } from './engine';
 
-/** For modules instrumented with `runtime: 'import'`: the checks (see @jsprof/policy's check.ts). */
-export const checkEntry: () => void = hook.e;
-export const checkLoopingExit: () => void = hook.x;
-export const check: () => void = hook.k;
+/** For modules instrumented with `runtime: 'import'`: what their checks count down and call (see @jsprof/policy's check.ts). */
+export const checkCounter: Int32Array = hook.c;
+export const checkSlowPath: (kind: number) => void = hook.s;
 
 /** Whether `Profiler` is a native implementation a page may construct. */
 function isWorkingNative(candidate: unknown): boolean {

@@ -2,7 +2,7 @@
  * The shared sampler on a simulated clock: the tick grid, late and missed ticks, idle ticks, full
  * sessions, bounded memory, and the count-down and thread arming, deterministically.
  */
-import { BASE_INTERVAL, Engine, Hook, Platform, REARM, Session, Ticker, checksFor } from '../src/engine';
+import { BASE_INTERVAL, CHECK, ENTRY_CHECK, Engine, Hook, LOOPING_EXIT_CHECK, Platform, REARM, Session, Ticker } from '../src/engine';
 import { defaultResolver } from '../src/trace';
 
 interface FakeTicker extends Ticker {
@@ -29,7 +29,7 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
   // `s`: the slow path the checks call, which a test may wrap to count calls.
-  const hook = { c: new Int32Array(2) } as Hook & { s: (kind?: number) => void };
+  const hook = { c: new Int32Array(2) } as Hook;
   hook.c[0] = REARM;
   const platform: Platform = {
     now: () => (options.coarse ? Math.floor(clock) : clock),
@@ -43,7 +43,6 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   };
   const engine = new Engine(hook, platform);
   hook.s = engine.slowPath;
-  Object.assign(hook, checksFor(hook.c, (kind) => hook.s(kind)));
   const fired: Session[] = [];
   const env = {
     engine,
@@ -66,14 +65,20 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
       return session;
     },
     fired,
-    /** An instrumented check, as inserted. */
+    /** The inserted checks, as @jsprof/policy writes them: elsewhere, at an entry, at the exit of a function with loops. */
     check() {
-      hook.k();
+      if (--hook.c[0] < 0) hook.s(CHECK);
+    },
+    entryCheck() {
+      if (--hook.c[0] < 0) hook.s(ENTRY_CHECK);
+    },
+    loopingExitCheck() {
+      if (--hook.c[1] < 0) hook.s(LOOPING_EXIT_CHECK);
     },
     /** A check whose count-down has run out: it calls the slow path. */
     checkRunsOut() {
       hook.c[0] = 0;
-      hook.k();
+      env.check();
     },
     /**
      * Runs checks for `ms` of simulated time, `perMs` checks per ms; a fake thread zeroes the counter
@@ -191,18 +196,19 @@ describe('the tick grid', () => {
 });
 
 describe('the checks', () => {
-  test("a sample leaves out the check's frame and the runtime's; an entry check leaves out the function it enters too", () => {
+  test("a sample leaves out the runtime's frames; an entry check leaves out the function it enters too", () => {
     const env = setup();
     const session = env.start();
     const top = (i: number) => env.engine.store.frames[env.engine.store.stacks[2 * session.samples[i].stack + 1]].name;
+    const { hook } = env;
     function looping() {
-      env.hook.k();
+      if (--hook.c[0] < 0) hook.s(CHECK);
     }
     function exiting() {
-      env.hook.x();
+      if (--hook.c[1] < 0) hook.s(LOOPING_EXIT_CHECK);
     }
     function entered() {
-      env.hook.e();
+      if (--hook.c[0] < 0) hook.s(ENTRY_CHECK);
     }
     function caller() {
       entered();
@@ -217,23 +223,6 @@ describe('the checks', () => {
     env.hook.c[0] = 0;
     caller();
     expect([0, 1, 2].map(top)).toEqual(['looping', 'exiting', 'caller']);
-  });
-
-  test('warmChecks() runs each check\'s slow path once the checks have run enough to keep feedback, takes no sample, and leaves them disarmed', () => {
-    const env = setup();
-    let calls = 0;
-    const slowPath = env.hook.s;
-    env.hook.s = (kind) => {
-      calls++;
-      slowPath(kind);
-    };
-    env.engine.warmChecks();
-    expect(calls).toBeGreaterThanOrEqual(3 * 10); // V8 keeps feedback only once a function has run a few times
-    expect(Array.from(env.hook.c)).toEqual([REARM, REARM]);
-    const session = env.start();
-    calls = 0;
-    env.engine.warmChecks(); // a profiler runs: nothing is run that could take a sample
-    expect([calls, session.samples.length]).toEqual([0, 0]);
   });
 });
 
@@ -401,7 +390,7 @@ describe('arming', () => {
       if (kind === 2) reads++;
       slowPath(kind);
     };
-    const exitCheck = env.hook.x;
+    const exitCheck = env.loopingExitCheck;
     env.run(15, 2000); // a dense phase, ending between ticks: the count-down learns 2000 checks per ms
     const armed = env.hook.c[0];
     env.advance(0.5);
@@ -433,7 +422,7 @@ describe('arming', () => {
     const session = env.start();
     env.advance(10.2); // tick 1 (10 ms) fell due while a function looped without checks
     env.hook.c[1] = 0; // this exit reads the clock
-    env.hook.x();
+    env.loopingExitCheck();
     expect(session.samples).toHaveLength(1);
     expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
   });
@@ -444,7 +433,7 @@ describe('arming', () => {
     const session = env.start();
     env.advance(10.1);
     env.hook.c.fill(0); // the thread's zero
-    env.hook.x();
+    env.loopingExitCheck();
     expect(session.samples).toHaveLength(1);
   });
 
@@ -459,7 +448,7 @@ describe('arming', () => {
     };
     for (let i = 0; i < 20000; i++) {
       env.advance(0.0005); // 2 exits per microsecond, for 10 ms
-      env.hook.x();
+      env.loopingExitCheck();
     }
     expect(reads).toBeLessThan(400);
     expect(reads).toBeGreaterThan(50);

@@ -10,7 +10,8 @@ import * as node from '../src/node';
 import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
 import { getEngine } from '../src/hook';
 import { RUNTIME_GLOBAL } from '../src/names';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, HOOK_CHECK, HOOK_ENTRY_CHECK, HOOK_LOOPING_EXIT_CHECK, RUNTIME_GLOBAL as POLICY_RUNTIME_GLOBAL } from '../../policy/src/check';
+import * as policy from '../../policy/src/check';
+import { CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK } from '../src/engine';
 import { WORK_FILE, expectValidTrace, loadWork, runChild, sleep, stackFrames, withStack } from './helpers';
 
 const work = loadWork();
@@ -90,7 +91,7 @@ describe('the package', () => {
   test('@jsprof/runtime/node re-exports the index', () => {
     for (const key of Object.keys(index)) expect((node as any)[key]).toBe((index as any)[key]);
     expect(typeof node.useSamplerThread).toBe('function');
-    for (const name of ['Profiler', 'profile', 'install', 'setFrameResolver', 'samplerStats', 'checkEntry', 'checkLoopingExit', 'check', 'effectiveInterval', 'BASE_INTERVAL', 'parseStack', 'parseV8Stack', 'parseAtStack']) {
+    for (const name of ['Profiler', 'profile', 'install', 'setFrameResolver', 'samplerStats', 'checkCounter', 'checkSlowPath', 'effectiveInterval', 'BASE_INTERVAL', 'parseStack', 'parseV8Stack', 'parseAtStack']) {
       expect(index).toHaveProperty(name);
     }
     expect(typeof index.Profiler.prototype.stopSync).toBe('function');
@@ -113,15 +114,18 @@ describe('the package', () => {
     }
   });
 
-  test('the checks reach the runtime through the global the policy names', () => {
-    expect(RUNTIME_GLOBAL).toBe(POLICY_RUNTIME_GLOBAL);
+  test('the checks reach the runtime through the global and the names the policy gives, with its kinds', () => {
+    expect(RUNTIME_GLOBAL).toBe(policy.RUNTIME_GLOBAL);
     const hook = (globalThis as any)[RUNTIME_GLOBAL];
-    expect([hook[HOOK_ENTRY_CHECK], hook[HOOK_LOOPING_EXIT_CHECK], hook[HOOK_CHECK]]).toEqual([index.checkEntry, index.checkLoopingExit, index.check]);
+    expect([hook[policy.HOOK_COUNTER], hook[policy.HOOK_SLOW_PATH]]).toEqual([index.checkCounter, index.checkSlowPath]);
+    expect(index).toHaveProperty(policy.IMPORTED_COUNTER, hook.c);
+    expect(index).toHaveProperty(policy.IMPORTED_SLOW_PATH, hook.s);
+    expect([CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK]).toEqual([policy.CHECK_KIND, policy.ENTRY_CHECK_KIND, policy.LOOPING_EXIT_CHECK_KIND]);
     // The hand-instrumented fixture carries exactly what the transform inserts.
     const fixture = fs.readFileSync(WORK_FILE, 'utf8');
-    expect(fixture).toContain(GLOBAL_PRELUDE_SOURCE);
-    expect(fixture.split(ENTRY_CHECK_SOURCE).length - 1).toBe(5);
-    expect(fixture.split(CHECK_SOURCE).length - 1).toBe(2);
+    expect(fixture).toContain(policy.GLOBAL_PRELUDE_SOURCE);
+    expect(fixture.split(policy.ENTRY_CHECK_SOURCE).length - 1).toBe(5);
+    expect(fixture.split(policy.CHECK_SOURCE).length - 1).toBe(2);
   });
 
   test('a second copy of the runtime in the realm shares the sampler', async () => {
@@ -130,7 +134,8 @@ describe('the package', () => {
       copy = require('../src/node');
     });
     expect(copy!.Profiler).not.toBe(Profiler);
-    expect(copy!.checkEntry).toBe(index.checkEntry);
+    expect(copy!.checkCounter).toBe(index.checkCounter);
+    expect(copy!.checkSlowPath).toBe(index.checkSlowPath);
     const mine = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
     const theirs = new copy!.Profiler({ sampleInterval: 30, maxBufferSize: 1000 });
     work.busy(200);
