@@ -61,9 +61,10 @@ export function startTicker(counter: Int32Array, spawn: (data: TickerData) => ((
   return {
     ready: () => control[2] === 1 && control[1] === 0,
     setDue(time) {
-      if (control[0] === time) return;
+      const earlier = time < control[0];
       control[0] = time;
-      poke();
+      // A later due time needs no wake-up (a futex call): the thread wakes at the earlier one and reads it.
+      if (earlier) poke();
     },
     zeroes: () => Atomics.load(wake, 1),
     stop() {
