@@ -2,6 +2,7 @@
 import * as vm from 'node:vm';
 import { parse } from '@babel/parser';
 import {
+  canKeepReturnValue,
   CHECK_SOURCE,
   COUNTER_ID,
   ENTRY_CHECK_SOURCE,
@@ -96,4 +97,14 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource(requirePreludeSource('rt').replace(/ /g, '\n'))).toBe(true);
   expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
   expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);
+});
+
+test('a return keeps its value for the exit check unless the value holds a function or class written there, outside call arguments', () => {
+  const argument = (code: string) => (parse(`function f() { return ${code}; }`).program.body[0] as any).body.body[0].argument;
+  for (const code of ['', 'a', 'a = 1, a + 1', 'x.map((y) => y * 2)', 'new Promise(function (resolve) { resolve(1); })', 'f(class {})']) {
+    expect([code, canKeepReturnValue(argument(code))]).toEqual([code, true]);
+  }
+  for (const code of ['function () {}', '() => 1', 'class {}', '{ m() {} }', '{ n: function () {} }', '[() => 1]', 'a || function () {}', '(function () {})()']) {
+    expect([code, canKeepReturnValue(argument(code))]).toEqual([code, false]);
+  }
 });
