@@ -12,14 +12,10 @@
  *
  * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
  */
-import { normalizeOptions } from '@jsprof/policy';
+import { PlacementOptions, normalizeOptions } from '@jsprof/policy';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 
-export interface JsprofPluginOptions {
-  threshold?: number;
-  loopingFunctions?: boolean;
-  loops?: boolean;
-  exits?: boolean;
+export interface JsprofPluginOptions extends Partial<PlacementOptions> {
   /** Which modules: by default every script outside node_modules. */
   test?: RegExp;
   exclude?: RegExp;

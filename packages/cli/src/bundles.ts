@@ -9,16 +9,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, instrument, parseJs } from '@jsprof/estree-instrument';
-import { OptionsError } from '@jsprof/policy';
+import { OptionsError, PlacementOptions } from '@jsprof/policy';
 import { writeAtomic } from './files';
 
 export interface BundleOptions {
   outDir?: string;
   inPlace: boolean;
-  threshold: number;
-  loopingFunctions: boolean;
-  loops: boolean;
-  exits: boolean;
+  /** Which functions get checks, and where. */
+  placement: PlacementOptions;
   /** Write a source map even for files that had none. */
   sourceMap: boolean;
   /** Write each output's function table beside it (`<file>.jsprof.json`), for browsers' runtimes. */
@@ -156,7 +154,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   try {
     result = instrument(
       { code, program, filename: path.basename(file), inputSourceMap: input?.map, sourceMap: !!input || options.sourceMap, functionTable: options.functionTable },
-      { threshold: options.threshold, loopingFunctions: options.loopingFunctions, loops: options.loops, exits: options.exits, runtime: 'global' },
+      { ...options.placement, runtime: 'global' },
     );
   } catch (error) {
     report.error = error instanceof OptionsError ? String(error.message) : `cannot instrument ${shown}: ${(error as Error).message}`;

@@ -7,15 +7,10 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import type { FunctionRecord } from '@jsprof/policy';
+import type { FunctionRecord, PlacementOptions } from '@jsprof/policy';
 import { writeAtomic } from './files';
 
-export interface InstrumentOptions {
-  threshold?: number;
-  loopingFunctions?: boolean;
-  loops?: boolean;
-  exits?: boolean;
-}
+export type InstrumentOptions = Partial<PlacementOptions>;
 
 export interface Instrumented {
   code: string;

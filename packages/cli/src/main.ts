@@ -1,6 +1,6 @@
 /** The `jsprof` command. */
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_THRESHOLD } from '@jsprof/policy';
+import { DEFAULT_THRESHOLD, PlacementOptions } from '@jsprof/policy';
 import { run } from './run';
 import { instrumentFiles } from './bundles';
 import { addReportCommand } from './commands/report';
@@ -33,7 +33,7 @@ function withPlacementOptions(command: Command): Command {
     .option('--no-exits', 'do not check when instrumented functions return');
 }
 
-function placementFrom(opts: any) {
+function placementFrom(opts: any): PlacementOptions {
   return { threshold: opts.threshold, loopingFunctions: opts.loopingFunctions !== false, loops: !!opts.loops, exits: opts.exits !== false };
 }
 
@@ -84,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
       exitCode = instrumentFiles(paths, {
         outDir: opts.outDir,
         inPlace: !!opts.inPlace,
-        ...placementFrom(opts),
+        placement: placementFrom(opts),
         sourceMap: !!opts.sourceMap,
         functionTable: opts.functionTable !== false,
         json: !!opts.json,

@@ -25,6 +25,7 @@ import {
   LineIndex,
   PolicyOptions,
   exitCheckSource,
+  forEachChild,
   ecmaScriptName,
   functionName,
   isLoopNode,
@@ -66,8 +67,6 @@ export interface InstrumentResult {
   stats: { functions: number; instrumented: number };
   changed: boolean;
 }
-
-const SKIPPED_KEYS = new Set(['type', 'start', 'end', 'loc', 'range', 'extra', 'leadingComments', 'trailingComments', 'comments']);
 
 interface Found {
   node: Node;
@@ -138,22 +137,6 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   for (const f of found) instrumentFunction(s, code, f, options);
   s.appendRight(preludeOffset(code, program), preludeText(program, options));
   return result(true);
-}
-
-function forEachChild(node: Node, fn: (child: Node) => void) {
-  for (const key in node) {
-    const value = node[key];
-    if (value === null || typeof value !== 'object' || SKIPPED_KEYS.has(key)) continue;
-    if (Array.isArray(value)) {
-      for (const child of value) if (isNode(child)) fn(child);
-    } else if (typeof value.type === 'string') {
-      fn(value);
-    }
-  }
-}
-
-function isNode(value: unknown): value is Node {
-  return !!value && typeof value === 'object' && typeof (value as Node).type === 'string';
 }
 
 /**

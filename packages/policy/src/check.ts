@@ -26,6 +26,7 @@
  */
 
 import type { PolicyOptions } from './options';
+import { forEachChild, isFunctionNode } from './statements';
 
 export const RUNTIME_GLOBAL = '__jsprof';
 /** The properties of the hook object the runtime publishes (the counter and the slow path). */
@@ -72,9 +73,6 @@ export function labelledBodyClose(exitCheck: string): string {
   return `} ${exitCheck} return ${RETURN_VALUE_ID};`;
 }
 
-/** AST keys that hold no child node, in Babel's AST and in ESTree. */
-const NOT_CHILDREN = new Set(['type', 'start', 'end', 'loc', 'range', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'comments']);
-
 /**
  * Whether the exit check may keep this `return`'s value in `R`. Not if the value holds a function
  * or class written there, other than in a call's arguments: `R = function () {}` would name it
@@ -88,19 +86,14 @@ export function canKeepReturnValue(argument: { type: string } | null | undefined
 /** Calls (Babel's and ESTree's): neither names their arguments after where the result goes. */
 const CALLS = new Set(['CallExpression', 'NewExpression', 'OptionalCallExpression']);
 
-function holdsFunctionOrClass(node: any): boolean {
-  if (/Function|Class|Method/.test(node.type)) return true;
+function holdsFunctionOrClass(node: { type: string; [key: string]: any }): boolean {
+  if (isFunctionNode(node) || node.type === 'ClassExpression') return true;
   if (CALLS.has(node.type)) return holdsFunctionOrClass(node.callee);
-  for (const key in node) {
-    if (NOT_CHILDREN.has(key)) continue;
-    const value = node[key];
-    if (Array.isArray(value)) {
-      if (value.some((v) => v && typeof v.type === 'string' && holdsFunctionOrClass(v))) return true;
-    } else if (value && typeof value.type === 'string' && holdsFunctionOrClass(value)) {
-      return true;
-    }
-  }
-  return false;
+  let holds = false;
+  forEachChild(node, (child) => {
+    holds ||= holdsFunctionOrClass(child);
+  });
+  return holds;
 }
 
 /** The names `@jsprof/runtime` exports for instrumented modules that import it. */

@@ -21,6 +21,9 @@ export interface PolicyOptions {
   exclude: Array<string | RegExp>;
 }
 
+/** The options that decide which functions get checks and where: every front end and the CLI take them. */
+export type PlacementOptions = Pick<PolicyOptions, 'threshold' | 'loopingFunctions' | 'loops' | 'exits'>;
+
 export const DEFAULT_THRESHOLD = 10;
 
 export const DEFAULT_OPTIONS: Readonly<PolicyOptions> = Object.freeze({

@@ -40,6 +40,22 @@ export function isFunctionNode(node: Node | null | undefined): boolean {
   return !!node && FUNCTION_TYPES.has(node.type);
 }
 
+/** Keys that hold no child node, in Babel's AST and in ESTree. */
+const NOT_CHILDREN = new Set(['type', 'start', 'end', 'loc', 'range', 'extra', 'leadingComments', 'trailingComments', 'innerComments', 'comments']);
+
+/** Calls `fn` with each child node of `node`, in Babel's AST or ESTree. */
+export function forEachChild<T extends Node>(node: T, fn: (child: T) => void): void {
+  for (const key in node) {
+    const value: any = node[key];
+    if (value === null || typeof value !== 'object' || NOT_CHILDREN.has(key)) continue;
+    if (Array.isArray(value)) {
+      for (const child of value) if (child && typeof child.type === 'string') fn(child);
+    } else if (typeof value.type === 'string') {
+      fn(value);
+    }
+  }
+}
+
 /** Effects chained in an expression used as a statement (or as a `return`/`throw` argument), on its longest path. */
 export function countExpression(node: Node | null | undefined): number {
   if (!node) return 1;

@@ -7,18 +7,15 @@
  */
 import { parseSync } from '@swc/core';
 import { instrument as instrumentEstree, InstrumentResult } from '@jsprof/estree-instrument';
+import type { PlacementOptions } from '@jsprof/policy';
 import { toEstree } from './estree';
 
-export interface SwcInstrumentOptions {
+export interface SwcInstrumentOptions extends Partial<PlacementOptions> {
   filename?: string;
   /** The map of `code` (SWC's own output map), chained onto the result's. */
   inputSourceMap?: any;
   /** Whether to make a source map (default true). */
   sourceMap?: boolean;
-  threshold?: number;
-  loopingFunctions?: boolean;
-  loops?: boolean;
-  exits?: boolean;
   runtime?: 'global' | 'import';
   importSource?: string;
   include?: (string | RegExp)[];
