@@ -16,6 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const requireFromRoot = createRequire(path.join(root, 'package.json'));
 const plugin = requireFromRoot('./packages/babel-plugin/dist/index.js').default;
+const { slowPathTrap, IMPORTED_COUNTER, IMPORTED_SLOW_PATH } = requireFromRoot('./packages/policy/dist/index.js');
 const babel7 = requireFromRoot('@babel/core');
 
 assert.match(babel8.version, /^8\./);
@@ -37,10 +38,10 @@ function fakeHook() {
   const hook = {
     calls: 0,
     c: new Int32Array(2),
-    s() {
+    s: slowPathTrap(() => {
       hook.calls++;
       hook.c.fill(0);
-    },
+    }),
   };
   return hook;
 }
@@ -94,7 +95,7 @@ test("runtime: 'import' in a script requires the runtime", () => {
   const out = transform(babel8, PROGRAM, { threshold: 1, runtime: 'import' });
   const require = (id) => {
     assert.equal(id, '@jsprof/runtime');
-    return { checkCounter: hook.c, checkSlowPath: hook.s };
+    return { [IMPORTED_COUNTER]: hook.c, [IMPORTED_SLOW_PATH]: hook.s };
   };
   assert.equal(vm.runInNewContext(out.code, { require }), vm.runInNewContext(PROGRAM));
   assert.equal(hook.calls, EXPECTED_CHECKS);

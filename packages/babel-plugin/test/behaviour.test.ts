@@ -5,6 +5,7 @@
  */
 import { TransformOptions } from '@babel/core';
 import { CASES, Case } from '../../../fixtures/corpus/cases';
+import { slowPathTrap } from '@jsprof/policy';
 import { FakeRuntime, instrument, plain, runCommonJs, runScript } from './helpers';
 
 type Mode = 'script' | 'module';
@@ -114,7 +115,7 @@ describe('checks that fire', () => {
   test('a sample that falls due is taken at the next check, then the counter is re-armed by the runtime', () => {
     const c = new Int32Array([3, 3]);
     let taken = 0;
-    const hook = { c, s: () => { taken++; c[0] = 3; } };
+    const hook = { c, s: slowPathTrap(() => { taken++; c[0] = 3; }) };
     const src = 'function f(i) { return i * 2; }\nvar s = 0; for (var i = 0; i < 10; i++) s += f(i); s;';
     expect(runScript(instrument(src, { threshold: 1 }).code, { __jsprof: hook })).toBe(90);
     // 20 checks, one sample every 4
@@ -124,7 +125,7 @@ describe('checks that fire', () => {
   test('the entry check runs before the body, the exit check after it on return, not on throw', () => {
     const log: string[] = [];
     const runtime = new FakeRuntime();
-    const hook = { ...runtime.hook, s: (kind: number) => { runtime.hook.s(kind); log.push(['exit', 'entry', 'looping exit'][kind]); } };
+    const hook = { ...runtime.hook, s: slowPathTrap((kind) => { delete (runtime.hook.s as any)[kind]; log.push(['exit', 'entry', 'looping exit'][kind]); }) };
     const src = `function f(fail) { log.push('body'); const done = 'done'; if (fail) throw new Error('x'); return done; }
       function g() { log.push('g'); return f(false); }
       [g(), (() => { try { f(true); } catch (e) { return e.message; } })()];`;

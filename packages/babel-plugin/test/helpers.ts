@@ -2,6 +2,7 @@
 import { transformSync, TransformOptions } from '@babel/core';
 import * as vm from 'node:vm';
 import plugin, { JsprofMetadata } from '../src/index';
+import { IMPORTED_COUNTER, IMPORTED_SLOW_PATH, slowPathTrap } from '@jsprof/policy';
 
 export interface Instrumented {
   code: string;
@@ -35,10 +36,10 @@ export class FakeRuntime {
   /** The kinds of the checks that ran, in order (see @jsprof/policy's check.ts). */
   readonly kinds: number[] = [];
   private readonly counter = new Int32Array(2);
-  private readonly slowPath = (kind: number) => {
+  private readonly slowPath = slowPathTrap((kind) => {
     this.kinds.push(kind);
     this.counter.fill(0);
-  };
+  });
   get calls(): number {
     return this.kinds.length;
   }
@@ -48,7 +49,7 @@ export class FakeRuntime {
   }
   /** What `@jsprof/runtime` exports to modules that import it. */
   get module() {
-    return { checkCounter: this.counter, checkSlowPath: this.slowPath };
+    return { [IMPORTED_COUNTER]: this.counter, [IMPORTED_SLOW_PATH]: this.slowPath };
   }
 }
 

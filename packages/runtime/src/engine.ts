@@ -64,10 +64,11 @@ export interface Hook {
   /** [count-down of entry and loop checks, count of exit checks]. */
   c: Int32Array;
   /**
-   * The slow path the inserted checks call when their counter runs out, with their kind (see
-   * @jsprof/policy's check.ts): the stack above it is the sample's.
+   * What the inserted checks `delete` a property of when their counter runs out, the key being
+   * their kind (see @jsprof/policy's check.ts): a Proxy, whose trap calls the engine's slow path.
+   * The Engine sets it.
    */
-  s: (kind: number) => void;
+  s: object;
 }
 
 /** The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). */
@@ -124,10 +125,21 @@ export class Engine {
   /** Samples recorded and ticks that fell due, for the benchmark's "taken vs due". */
   readonly stats = { ticks: 0, withStack: 0 };
 
+  /** The Proxy trap the checks reach: the stack below it is the sample's. */
+  private readonly trap: (target: object, key: string | symbol) => boolean;
+
   constructor(
     readonly hook: Hook,
     readonly platform: Platform,
-  ) {}
+  ) {
+    // Named, so that a stack string without Error.captureStackTrace shows where the runtime's frames begin.
+    const checkSlowPath = (_target: object, key: string | symbol) => {
+      this.slowPath(key === '1' ? ENTRY_CHECK : key === '2' ? LOOPING_EXIT_CHECK : CHECK);
+      return true;
+    };
+    this.trap = checkSlowPath;
+    hook.s = new Proxy({}, { deleteProperty: checkSlowPath });
+  }
 
   /** Profilers not yet stopped, as native Chromium counts them for its limit of 100. */
   get open(): number {
@@ -240,7 +252,7 @@ export class Engine {
   }
 
   /**
-   * Called (through the hook's `s`) by an inserted check when its counter runs out. Without a
+   * Called (through the hook's `s`) when an inserted check's counter runs out. Without a
    * sampler thread, exit checks call it every few exits (see armExits): when no sample is due it
    * only read the clock, and the count-down stays as it was. Never throws.
    */
@@ -263,7 +275,7 @@ export class Engine {
       if (now >= this.dueTime()) {
         let stack = -1;
         try {
-          stack = this.store.add(captureStack(this.hook.s, kind === ENTRY_CHECK ? 1 : 0));
+          stack = this.store.add(captureStack(this.trap, kind === ENTRY_CHECK ? 1 : 0));
         } catch {
           // recorded without a stack
         }

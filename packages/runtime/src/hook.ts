@@ -1,6 +1,6 @@
 /**
- * The object inserted checks reach (`globalThis.__jsprof`): the counter `c` they count down and the
- * slow path `s` they call when it runs out.
+ * The object inserted checks reach (`globalThis.__jsprof`): the counter `c` they count down, and
+ * `s`, whose property they delete when it runs out (a Proxy: its trap is the slow path).
  * One per realm, created when the runtime first loads; a second copy of the runtime reuses it.
  */
 import { Engine, Hook, Platform, REARM } from './engine';
@@ -29,19 +29,14 @@ export const defaultPlatform: Platform = {
 };
 
 function createHook(): RealmHook {
-  const counter = newCounter();
-  const hook = { c: counter } as RealmHook;
+  const hook = { c: newCounter() } as RealmHook;
   const engine = new Engine(hook, defaultPlatform);
-  // Named, so that a stack string without Error.captureStackTrace shows where the runtime's frames begin.
-  hook.s = function checkSlowPath(kind: number) {
-    engine.slowPath(kind);
-  };
   Object.defineProperty(hook, 'engine', { value: engine, enumerable: false });
   return hook;
 }
 
 function isHook(value: any): value is RealmHook {
-  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.s === 'function' && value.engine instanceof Object;
+  return !!value && typeof value === 'object' && value.c instanceof Int32Array && typeof value.s === 'object' && value.engine instanceof Object;
 }
 
 export const hook: RealmHook = isHook(realm[RUNTIME_GLOBAL]) ? realm[RUNTIME_GLOBAL] : createHook();

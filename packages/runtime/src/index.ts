@@ -17,9 +17,9 @@ export { parseStack, parseV8Stack, parseAtStack } from './stack-parsers';
 export type { ParsedFrame } from './stack-parsers';
 export { BASE_INTERVAL } from './engine';
 
-/** For modules instrumented with `runtime: 'import'`: what their checks count down and call (see @jsprof/policy's check.ts). */
+/** For modules instrumented with `runtime: 'import'`: what their checks count down, and delete from (see @jsprof/policy's check.ts). */
 export const checkCounter: Int32Array = hook.c;
-export const checkSlowPath: (kind: number) => void = hook.s;
+export const checkTrap: object = hook.s;
 
 /** Whether `Profiler` is a native implementation a page may construct. */
 function isWorkingNative(candidate: unknown): boolean {

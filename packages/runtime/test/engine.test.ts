@@ -28,7 +28,7 @@ function fakeTicker(): FakeTicker {
 function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
-  // `s`: the slow path the checks call, which a test may wrap to count calls.
+  // The Engine sets `s`, the Proxy the checks delete from; a test may wrap engine.slowPath to count calls.
   const hook = { c: new Int32Array(2) } as Hook;
   hook.c[0] = REARM;
   const platform: Platform = {
@@ -42,7 +42,6 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
     startTicker: options.ticker ? () => options.ticker! : undefined,
   };
   const engine = new Engine(hook, platform);
-  hook.s = engine.slowPath;
   const fired: Session[] = [];
   const env = {
     engine,
@@ -67,15 +66,27 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
     fired,
     /** The inserted checks, as @jsprof/policy writes them: elsewhere, at an entry, at the exit of a function with loops. */
     check() {
-      if (--hook.c[0] < 0) hook.s(CHECK);
+      if (--hook.c[0] < 0) delete (hook.s as any)[CHECK];
     },
     entryCheck() {
-      if (--hook.c[0] < 0) hook.s(ENTRY_CHECK);
+      if (--hook.c[0] < 0) delete (hook.s as any)[ENTRY_CHECK];
     },
     loopingExitCheck() {
-      if (--hook.c[1] < 0) hook.s(LOOPING_EXIT_CHECK);
+      if (--hook.c[1] < 0) delete (hook.s as any)[LOOPING_EXIT_CHECK];
     },
-    /** A check whose count-down has run out: it calls the slow path. */
+    /** Calls `listener` with the kind of each check that reaches the slow path, until the returned function is called. */
+    onSlowPath(listener: (kind: number) => void): () => void {
+      const slowPath = engine.slowPath;
+      Object.defineProperty(engine, 'slowPath', {
+        configurable: true,
+        value: (kind: number) => {
+          listener(kind);
+          slowPath(kind);
+        },
+      });
+      return () => Object.defineProperty(engine, 'slowPath', { configurable: true, value: slowPath });
+    },
+    /** A check whose count-down has run out: it reaches the slow path. */
     checkRunsOut() {
       hook.c[0] = 0;
       env.check();
@@ -88,11 +99,7 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
       const step = 1 / perMs;
       const end = clock + ms;
       let slow = 0;
-      const s = hook.s;
-      hook.s = () => {
-        slow++;
-        s();
-      };
+      const restore = env.onSlowPath(() => slow++);
       let staleFor = Infinity;
       while (clock < end) {
         clock += step;
@@ -109,7 +116,7 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
           staleFor = Infinity;
         }
       }
-      hook.s = s;
+      restore();
       return slow;
     },
   };
@@ -202,13 +209,13 @@ describe('the checks', () => {
     const top = (i: number) => env.engine.store.frames[env.engine.store.stacks[2 * session.samples[i].stack + 1]].name;
     const { hook } = env;
     function looping() {
-      if (--hook.c[0] < 0) hook.s(CHECK);
+      if (--hook.c[0] < 0) delete (hook.s as any)[CHECK];
     }
     function exiting() {
-      if (--hook.c[1] < 0) hook.s(LOOPING_EXIT_CHECK);
+      if (--hook.c[1] < 0) delete (hook.s as any)[LOOPING_EXIT_CHECK];
     }
     function entered() {
-      if (--hook.c[0] < 0) hook.s(ENTRY_CHECK);
+      if (--hook.c[0] < 0) delete (hook.s as any)[ENTRY_CHECK];
     }
     function caller() {
       entered();
@@ -385,11 +392,9 @@ describe('arming', () => {
     const env = setup();
     const session = env.start();
     let reads = 0;
-    const slowPath = env.hook.s;
-    env.hook.s = (kind) => {
-      if (kind === 2) reads++;
-      slowPath(kind);
-    };
+    env.onSlowPath((kind) => {
+      if (kind === LOOPING_EXIT_CHECK) reads++;
+    });
     const exitCheck = env.loopingExitCheck;
     env.run(15, 2000); // a dense phase, ending between ticks: the count-down learns 2000 checks per ms
     const armed = env.hook.c[0];
@@ -441,11 +446,7 @@ describe('arming', () => {
     const env = setup();
     env.start();
     let reads = 0;
-    const slowPath = env.hook.s;
-    env.hook.s = (kind) => {
-      reads++;
-      slowPath(kind);
-    };
+    env.onSlowPath(() => reads++);
     for (let i = 0; i < 20000; i++) {
       env.advance(0.0005); // 2 exits per microsecond, for 10 ms
       env.loopingExitCheck();

@@ -91,7 +91,7 @@ describe('the package', () => {
   test('@jsprof/runtime/node re-exports the index', () => {
     for (const key of Object.keys(index)) expect((node as any)[key]).toBe((index as any)[key]);
     expect(typeof node.useSamplerThread).toBe('function');
-    for (const name of ['Profiler', 'profile', 'install', 'setFrameResolver', 'samplerStats', 'checkCounter', 'checkSlowPath', 'effectiveInterval', 'BASE_INTERVAL', 'parseStack', 'parseV8Stack', 'parseAtStack']) {
+    for (const name of ['Profiler', 'profile', 'install', 'setFrameResolver', 'samplerStats', 'checkCounter', 'checkTrap', 'effectiveInterval', 'BASE_INTERVAL', 'parseStack', 'parseV8Stack', 'parseAtStack']) {
       expect(index).toHaveProperty(name);
     }
     expect(typeof index.Profiler.prototype.stopSync).toBe('function');
@@ -117,7 +117,7 @@ describe('the package', () => {
   test('the checks reach the runtime through the global and the names the policy gives, with its kinds', () => {
     expect(RUNTIME_GLOBAL).toBe(policy.RUNTIME_GLOBAL);
     const hook = (globalThis as any)[RUNTIME_GLOBAL];
-    expect([hook[policy.HOOK_COUNTER], hook[policy.HOOK_SLOW_PATH]]).toEqual([index.checkCounter, index.checkSlowPath]);
+    expect([hook[policy.HOOK_COUNTER], hook[policy.HOOK_SLOW_PATH]]).toEqual([index.checkCounter, index.checkTrap]);
     expect(index).toHaveProperty(policy.IMPORTED_COUNTER, hook.c);
     expect(index).toHaveProperty(policy.IMPORTED_SLOW_PATH, hook.s);
     expect([CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK]).toEqual([policy.CHECK_KIND, policy.ENTRY_CHECK_KIND, policy.LOOPING_EXIT_CHECK_KIND]);
@@ -135,7 +135,7 @@ describe('the package', () => {
     });
     expect(copy!.Profiler).not.toBe(Profiler);
     expect(copy!.checkCounter).toBe(index.checkCounter);
-    expect(copy!.checkSlowPath).toBe(index.checkSlowPath);
+    expect(copy!.checkTrap).toBe(index.checkTrap);
     const mine = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
     const theirs = new copy!.Profiler({ sampleInterval: 30, maxBufferSize: 1000 });
     work.busy(200);
