@@ -23,6 +23,7 @@ const { traceShares, workCoverage } = require('./trace');
 const { compare, spread, frameMismatches } = require('./accuracy');
 const { pct, points, coverage, gap, table } = require('./report');
 const { Timeline, median } = require('./overhead');
+const { comparePhases } = require('./phases');
 const { THRESHOLD, CONFIGS } = require('./configs');
 
 const argv = process.argv.slice(2);
@@ -71,9 +72,11 @@ function variantsOf(round) {
 
 function benchProgram(program) {
   const url = pathToFileURL(program.file).href;
-  const work = sourceInfo(url).functions.find((f) => f.name === 'work');
+  const functions = sourceInfo(url).functions;
+  const work = functions.find((f) => f.name === 'work');
   if (!work) throw new Error(`${program.file} has no function named work`);
   const rootKey = work.key;
+  const keyOfPhase = (name) => functions.find((f) => f.name === name)?.key;
 
   // Instrument the program and its libraries into the cache, once per configuration.
   for (const config of CONFIGS) measure.warm(program, config);
@@ -81,9 +84,11 @@ function benchProgram(program) {
   const times = new Timeline();
   const runs = {};
   for (const c of CONFIGS) {
-    for (const s of ['thread', 'count-down']) runs[`${c.id}/${s}`] = { shares: [], coverage: [], stats: [] };
+    for (const s of ['thread', 'count-down']) runs[`${c.id}/${s}`] = { shares: [], coverage: [], stats: [], works: [] };
   }
   const v8Runs = [];
+  const v8Works = [];
+  const plainWorks = [];
   const v8ChecksRuns = Object.fromEntries(CONFIGS.map((c) => [c.id, []]));
   const resolvePlain = (u) => sourceInfo(u);
   const checksums = new Set();
@@ -98,6 +103,7 @@ function benchProgram(program) {
         const r = measure.plain(program);
         times.add('plain', r.work.ms, start, Date.now());
         checksums.add(r.work.check);
+        plainWorks.push(r.work);
       } else if (v.kind === 'checks') {
         const r = measure.checksOnly(program, v.config);
         times.add(`checks/${v.config.id}`, r.work.ms, start, Date.now());
@@ -111,11 +117,15 @@ function benchProgram(program) {
         bucket.shares.push(traceShares(r.trace, rootKey));
         bucket.coverage.push(workCoverage(r.trace, r.work, INTERVAL));
         bucket.stats.push(r.stats);
+        bucket.works.push(r.work);
       } else {
         const c = v.config;
         const r = measure.cpuProfiled(program, path.join(OUT, 'cpuprofiles', `${program.name}-${c ? c.id : 'plain'}-${round}`), c);
         checksums.add(r.work.check);
-        if (!c) v8Runs.push(cpuProfileShares(r.profile, rootKey, resolvePlain));
+        if (!c) {
+          v8Runs.push(cpuProfileShares(r.profile, rootKey, resolvePlain));
+          v8Works.push(r.work);
+        }
         else v8ChecksRuns[c.id].push(cpuProfileShares(r.profile, rootKey, (u) => instrumentedSourceInfo(u, measure.instrumentOptions(c))));
       }
     }
@@ -165,6 +175,8 @@ function benchProgram(program) {
     times: times.toJSON(),
     noise: times.noise(),
     deterministic: checksums.size === 1,
+    // The default placement's shares of the program's phases, against the phases' own timers.
+    phases: comparePhases(keyOfPhase, runs['default/thread'], { works: v8Works, shares: v8Runs }, plainWorks),
     v8: {
       runs: v8Runs.length,
       samples: v8Runs.map((r) => r.samples),
@@ -266,6 +278,13 @@ function printTable(machine, results, summary, settings) {
   out.push('- distort.: V8 on instrumented code vs V8 on the plain program: how much the checks themselves move time between functions.');
   out.push('- all fns: also functions below the threshold; without checks they never appear as a leaf in jsprof, so that gap is expected to be larger.');
   out.push(`- V8 against itself, worst spread of one function's share between its runs: ${results.map((p) => `${p.name} ${p.v8.runs > 1 ? points(p.v8.spread.gap) : '-'}`).join(', ')}.`);
+  out.push('');
+  out.push('phases: inclusive share of each phase function of the program (default placement, sampler thread) against the share of the work');
+  out.push("phase's wall time it took by the program's own timers, in the runs each profiler profiled (plain runs' timers for reference):");
+  for (const p of results.filter((r) => r.phases)) {
+    const rows = p.phases.rows.map((r) => `${r.name} ${points(r.plain)} (jsprof ${points(r.jsprof)}/${points(r.jsprofTimer)}, V8 ${points(r.v8)}/${points(r.v8Timer)})`);
+    out.push(`- ${p.name}: worst gap jsprof ${points(p.phases.worstJsprof)}, V8 ${points(p.phases.worstV8)} points; ${rows.join(', ')}`);
+  }
   const notes = [];
   for (const p of results) {
     if (!p.deterministic) notes.push(`${p.name}: results differed between runs`);

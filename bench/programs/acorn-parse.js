@@ -7,7 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const acorn = require('acorn');
-const { timed } = require('./_common');
+const { timed, phase } = require('./_common');
 
 const SOURCES = [
   ['@babel/parser/lib/index.js', 'script'],
@@ -87,11 +87,11 @@ function rankIdentifiers() {
 
 function work() {
   let check = 0;
-  const trees = parseAll();
+  const trees = phase(parseAll);
   check += trees.length;
-  check += walkAll(trees);
-  check += tokenizeAll();
-  check += rankIdentifiers();
+  check += phase(walkAll, trees);
+  check += phase(tokenizeAll);
+  check += phase(rankIdentifiers);
   check += trees[0].body.length;
   const sanity = trees.every((t) => t.type === 'Program');
   if (!sanity) throw new Error('not a program');

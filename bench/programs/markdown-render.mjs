@@ -7,7 +7,7 @@
 import MarkdownIt from 'markdown-it';
 import common from './_common.js';
 
-const { random, timed } = common;
+const { random, timed, phase } = common;
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua profiler sample stack frame trace check loop'.split(' ');
 
 /** A deterministic markdown document of about `sections` sections. */
@@ -83,20 +83,35 @@ function renderPhase(md, tokenLists) {
   return length;
 }
 
-function work() {
+function generateAll() {
   const docs = [];
   for (let i = 0; i < 4; i++) docs.push(generate(400, 17 + i));
+  return docs;
+}
+
+function richRenderPhase(md, docs) {
+  const htmls = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const doc of docs) htmls.push(md.render(doc));
+  }
+  return htmls;
+}
+
+function statsPhase(htmls) {
+  let check = 0;
+  for (const html of htmls) check += textStats(html);
+  return check;
+}
+
+function work() {
+  const docs = phase(generateAll);
   const plain = new MarkdownIt();
   const rich = new MarkdownIt({ linkify: true, typographer: true });
   let check = 0;
-  const tokenLists = parsePhase(plain, docs);
+  const tokenLists = phase(parsePhase, plain, docs);
   check += tokenLists.length;
-  check += renderPhase(plain, tokenLists);
-  const htmls = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const doc of docs) htmls.push(rich.render(doc));
-  }
-  for (const html of htmls) check += textStats(html);
+  check += phase(renderPhase, plain, tokenLists);
+  check += phase(statsPhase, phase(richRenderPhase, rich, docs));
   check += docs.length;
   return check;
 }

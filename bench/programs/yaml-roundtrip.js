@@ -5,7 +5,7 @@
  * Phases: build (this file), dump (js-yaml), load (js-yaml), compare (this file).
  */
 const yaml = require('js-yaml');
-const { random, timed } = require('./_common');
+const { random, timed, phase } = require('./_common');
 
 const TAGS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
 
@@ -50,18 +50,33 @@ function same(a, b) {
 
 const ROUNDS = 4;
 
-function work() {
-  let check = 0;
+function buildAll() {
   const data = [];
   for (let i = 0; i < ROUNDS; i++) data.push(build(6000, 7 + i));
-  const texts = [];
-  for (const d of data) texts.push(yaml.dump(d, { lineWidth: 100 }));
-  for (const t of texts) check += t.length;
-  const loaded = [];
-  for (const t of texts) loaded.push(yaml.load(t));
+  return data;
+}
+
+function dumpAll(data) {
+  return data.map((d) => yaml.dump(d, { lineWidth: 100 }));
+}
+
+function loadAll(texts) {
+  return texts.map((t) => yaml.load(t));
+}
+
+function compareAll(data, loaded) {
   for (let i = 0; i < ROUNDS; i++) {
     for (let r = 0; r < 20; r++) if (!same(data[i], loaded[i])) throw new Error('round trip changed the data');
   }
+}
+
+function work() {
+  let check = 0;
+  const data = phase(buildAll);
+  const texts = phase(dumpAll, data);
+  for (const t of texts) check += t.length;
+  const loaded = phase(loadAll, texts);
+  phase(compareAll, data, loaded);
   check += loaded.length;
   return check;
 }
