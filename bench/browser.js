@@ -39,6 +39,12 @@ const VERSIONS = {
   webkit: () => `WebKitGTK ${spawnSync('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'], { encoding: 'utf8' }).stdout.trim()} (MiniBrowser)`,
 };
 
+/**
+ * Parses per page: enough that the page runs for 1–2 s. A page of 6 (0.3–0.5 s) mostly measured
+ * compilation and tier-up: Firefox's cost of checks moved from −2% to +27% between runs of it.
+ */
+const PAGE_ROUNDS = 24;
+
 const WORK = `
 async function main(profile) {
   const profiler = profile ? new Profiler({ sampleInterval: 10, maxBufferSize: 100000 }) : null;
@@ -46,7 +52,7 @@ async function main(profile) {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const t0 = performance.now();
   let nodes = 0;
-  for (let round = 0; round < 6; round++) for (const code of SOURCES) nodes += acorn.parse(code, { ecmaVersion: 'latest' }).body.length;
+  for (let round = 0; round < ${PAGE_ROUNDS}; round++) for (const code of SOURCES) nodes += acorn.parse(code, { ecmaVersion: 'latest' }).body.length;
   const ms = performance.now() - t0;
   const trace = profiler ? await profiler.stop() : null;
   return { ms, nodes, samples: trace ? trace.samples.filter((s) => s.stackId !== undefined).length : 0, mode: self.jsprof ? jsprof.samplerStats().mode : null };
@@ -120,7 +126,7 @@ async function measure(engine, variants, origin) {
 function table(engine, variants, results) {
   const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
   const base = median(results.plain.map((r) => r.ms));
-  const lines = [`jsprof browser bench — ${VERSIONS[engine]()}, headless; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×6 in a page; median of ${RUNS}`, ''];
+  const lines = [`jsprof browser bench — ${VERSIONS[engine]()}, headless; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×${PAGE_ROUNDS} in a page; median of ${RUNS}`, ''];
   lines.push(`${'variant'.padEnd(40)} ${'work ms'.padStart(8)} ${'vs plain'.padStart(9)} ${'samples'.padStart(8)}  sampler`);
   for (const v of variants) {
     const ms = median(results[v.id].map((r) => r.ms));
