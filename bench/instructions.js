@@ -8,7 +8,8 @@
  * 10% between runs over one round to three (garbage collection and tier-up still vary), so compare
  * placements within one run. Instructions are not
  * time (a load that misses the cache costs more than an add), but they move with every check
- * inserted or saved.
+ * inserted or saved. The default placement runs once more with a sample taken every so many
+ * checks (the workload's `sampleEvery`), as the runtime takes them: what a sample costs.
  *
  *   node bench/instructions.js [--only NAME]     (needs valgrind: apt-get install -y valgrind)
  */
@@ -37,9 +38,9 @@ if (ONLY && !workloads[ONLY]) {
 }
 
 /** Instructions executed by one process running `rounds` rounds. */
-function instructions(program, libraryFile, codeFile, rounds) {
+function instructions(program, libraryFile, codeFile, rounds, sampleEvery) {
   const args = ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', '--smc-check=all-non-file',
-    process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', ROUND, program, libraryFile, codeFile, String(rounds)];
+    process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', ROUND, program, libraryFile, codeFile, String(rounds), ...(sampleEvery ? [String(sampleEvery)] : [])];
   return new Promise((resolve, reject) => {
     const child = spawn('valgrind', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -49,7 +50,8 @@ function instructions(program, libraryFile, codeFile, rounds) {
     child.on('close', (code) => {
       const refs = /I\s+refs:\s+([\d,]+)/.exec(err);
       if (code !== 0 || !refs) return reject(new Error(`${program} (${path.basename(codeFile)}) failed:\n${err.slice(-2000)}`));
-      resolve({ count: Number(refs[1].replace(/,/g, '')), check: out.trim() });
+      const [check, samples] = out.trim().split(' ');
+      resolve({ count: Number(refs[1].replace(/,/g, '')), check, samples: Number(samples) || 0 });
     });
   });
 }
@@ -70,7 +72,7 @@ async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-instructions-'));
   const rows = [];
   try {
-    for (const [program, { library, rounds = [1, 3] }] of Object.entries(workloads)) {
+    for (const [program, { library, rounds = [1, 3], sampleEvery }] of Object.entries(workloads)) {
       if (ONLY && program !== ONLY) continue;
       const libraryFile = path.join(ROOT, 'node_modules', library);
       const source = fs.readFileSync(libraryFile, 'utf8');
@@ -81,14 +83,23 @@ async function main() {
         const file = path.join(work, `${program}-${config.id}.js`);
         fs.writeFileSync(file, instrumented.code);
         variants.push({ id: config.id, label: config.label, file });
+        if (config.id === 'default') variants.push({ id: 'sampled', label: `  sampled every ${sampleEvery.toLocaleString('en')} checks`, file, sampleEvery });
       }
-      const tasks = variants.flatMap((v) => rounds.map((n) => () => instructions(program, libraryFile, v.file, n)));
+      const tasks = variants.flatMap((v) => rounds.map((n) => () => instructions(program, libraryFile, v.file, n, v.sampleEvery)));
       process.stderr.write(`${program}: ${tasks.length} runs under valgrind\n`);
       const counts = await pool(tasks, PARALLEL);
       const checks = new Set(counts.map((c, i) => `${c.check}/${rounds[i % 2]}`));
       if (checks.size !== 2) process.stderr.write(`  WARNING: ${program} computed different results: ${[...checks].join(', ')}\n`);
-      const perRound = variants.map((v, i) => ({ ...v, count: (counts[2 * i + 1].count - counts[2 * i].count) / (rounds[1] - rounds[0]) }));
-      for (const v of perRound) rows.push({ program, label: v.label, count: v.count, overhead: v.count / perRound[0].count - 1 });
+      const perRound = variants.map((v, i) => ({
+        ...v,
+        count: (counts[2 * i + 1].count - counts[2 * i].count) / (rounds[1] - rounds[0]),
+        samples: (counts[2 * i + 1].samples - counts[2 * i].samples) / (rounds[1] - rounds[0]),
+      }));
+      const unsampled = perRound.find((v) => v.id === 'default');
+      for (const v of perRound) {
+        const perSample = v.samples ? (v.count - unsampled.count) / v.samples : null;
+        rows.push({ program, label: v.label, count: v.count, overhead: v.count / perRound[0].count - 1, samples: v.samples, perSample });
+      }
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
@@ -96,7 +107,8 @@ async function main() {
   const lines = [`jsprof instructions — ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}, node ${process.version}; instructions of one optimised round, valgrind`, ''];
   lines.push(`${'program'.padEnd(12)} ${'config'.padEnd(38)} ${'instructions'.padStart(14)} ${'vs plain'.padStart(9)}`);
   for (const r of rows) {
-    lines.push(`${r.program.padEnd(12)} ${r.label.padEnd(38)} ${`${(r.count / 1e6).toFixed(1)}M`.padStart(14)} ${`${r.overhead >= 0 ? '+' : ''}${(r.overhead * 100).toFixed(1)}%`.padStart(9)}`);
+    const sampled = r.samples ? `  (${r.samples.toFixed(0)} samples a round, ${(r.perSample / 1e6).toFixed(2)}M instructions each)` : '';
+    lines.push(`${r.program.padEnd(12)} ${r.label.padEnd(38)} ${`${(r.count / 1e6).toFixed(1)}M`.padStart(14)} ${`${r.overhead >= 0 ? '+' : ''}${(r.overhead * 100).toFixed(1)}%`.padStart(9)}${sampled}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   fs.mkdirSync(path.join(__dirname, 'out'), { recursive: true });

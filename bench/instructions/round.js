@@ -2,16 +2,17 @@
 /**
  * One process of bench/instructions.js: loads a library file (plain, or as instrumented) as a
  * CommonJS module with the real runtime's checks in place (no profiler), and runs its workload
- * `rounds` times.
+ * `rounds` times. With `sample every`, a stand-in for the runtime takes a sample every that many
+ * checks instead: a clock would not do under valgrind, where time runs about 50 times slower.
  *
- *   node round.js <program> <library file> <code file> <rounds>
+ *   node round.js <program> <library file> <code file> <rounds> [<sample every>]
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
-require('../../packages/runtime/dist/node.js');
 
-const [program, libraryFile, codeFile, rounds] = process.argv.slice(2);
+const [program, libraryFile, codeFile, rounds, sampleEvery] = process.argv.slice(2);
+const samples = sampleEvery ? sampleEveryChecks(Number(sampleEvery)) : (require('../../packages/runtime/dist/node.js'), null);
 const library = new Module(libraryFile, module);
 library.filename = libraryFile;
 library.paths = Module._nodeModulePaths(path.dirname(libraryFile));
@@ -19,4 +20,30 @@ library._compile(fs.readFileSync(codeFile, 'utf8'), libraryFile);
 const { work } = require('./workloads')[program];
 let check = 0;
 for (let i = 0; i < Number(rounds); i++) check += work(library.exports);
-process.stdout.write(`${check}\n`);
+process.stdout.write(samples ? `${check} ${samples.taken}\n` : `${check}\n`);
+
+/**
+ * Installs the hook the checks reach (see @jsprof/policy's check.ts) with a trap that, every
+ * `every` checks, captures and stores the stack as the runtime's slow path does.
+ */
+function sampleEveryChecks(every) {
+  const { captureStack } = require('../../packages/runtime/dist/capture.js');
+  const { StackStore } = require('../../packages/runtime/dist/trace.js');
+  const { REARM, ENTRY_CHECK } = require('../../packages/runtime/dist/engine.js');
+  const store = new StackStore();
+  const counter = new Int32Array(new SharedArrayBuffer(8));
+  const samples = { taken: 0 };
+  const arm = () => {
+    counter[0] = every;
+    counter[1] = REARM;
+  };
+  const trap = (_target, key) => {
+    store.add(captureStack(trap, Number(key) === ENTRY_CHECK ? 1 : 0));
+    samples.taken++;
+    arm();
+    return true;
+  };
+  arm();
+  globalThis.__jsprof = { c: counter, s: new Proxy({}, { deleteProperty: trap }) };
+  return samples;
+}

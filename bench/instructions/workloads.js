@@ -1,5 +1,10 @@
 'use strict';
-/** What bench/instructions.js runs each library through, one round each (a checksum back), and the numbers of rounds it compares (default [1, 3]). */
+/**
+ * What bench/instructions.js runs each library through, one round each (a checksum back), the
+ * numbers of rounds it compares (default [1, 3]), and how many checks apart its sampled run takes
+ * samples: about 25 a round (outside valgrind, acorn's round takes about 160 ms, markdown-it's 25 ms
+ * and js-yaml's 8 ms, so all but acorn's are sampled more often than every 10 ms).
+ */
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -32,6 +37,7 @@ const MARKDOWN = Array.from({ length: 150 }, (_, i) => [`## ${sentence(4, i)}`, 
 module.exports = {
   acorn: {
     library: 'acorn/dist/acorn.js',
+    sampleEvery: 160000,
     work(acorn) {
       let n = 0;
       for (const s of ACORN_SOURCES) {
@@ -43,12 +49,14 @@ module.exports = {
   },
   'markdown-it': {
     library: 'markdown-it/dist/markdown-it.cjs.js',
+    sampleEvery: 6400,
     work: (MarkdownIt) => MarkdownIt({ linkify: true, typographer: true }).render(MARKDOWN).length,
   },
   'js-yaml': {
     library: 'js-yaml/dist/js-yaml.js',
     // A short round, whose count moves with garbage collection and tier-up: the mean of six.
     rounds: [3, 9],
+    sampleEvery: 5600,
     work: (yaml) => yaml.load(yaml.dump(RECORDS)).length,
   },
 };
