@@ -126,10 +126,10 @@ describe('checks that fire', () => {
     const log: string[] = [];
     const runtime = new FakeRuntime();
     const hook = { ...runtime.hook, s: slowPathTrap((kind) => { delete (runtime.hook.s as any)[kind]; log.push(['exit', 'entry', 'looping exit'][kind]); }) };
-    const src = `function f(fail) { log.push('body'); const done = 'done'; if (fail) throw new Error('x'); return done; }
+    const src = `function f(fail) { log.push('body'); const done = 'done'; const also = done; if (fail) throw new Error('x'); return also; }
       function g() { log.push('g'); return f(false); }
       [g(), (() => { try { f(true); } catch (e) { return e.message; } })()];`;
-    // Only f (4 statements on its longest path; the arrow 3, g 2) reaches the threshold.
+    // Only f (4 statements on its longest path, the guard clause not counted; the arrow 3, g 2) reaches the threshold.
     const result = runScript(instrument(src, { threshold: 4 }).code, { __jsprof: hook, log });
     expect(Array.from(result as string[])).toEqual(['done', 'x']);
     expect(log).toEqual(['g', 'entry', 'body', 'exit', 'entry', 'body']);

@@ -10,7 +10,11 @@
  *   an `if` counts 1 and the longer of its branches; a `switch` 1 and the longest run of cases from one
  *   label to a `break` (the labels themselves do not count); a loop 1 and its body once; `try` 1, its
  *   block, its handler (after all of the block) and its finalizer;
- * - a `return` or `throw` ends the path (`if (a) return b; c(); d();` is 3, not 4);
+ * - a `return` or `throw` ends the path, and a guard clause (an `if` without `else` whose branch
+ *   always leaves the function, other than by a bare `return;`) does not count: `if (a) return b;
+ *   c(); d();` is 2, and a chain of guard clauses returning a value at each test (a character
+ *   classifier) is 1; so a conditional in a `return` or `throw` argument, their folded form, counts
+ *   its longest branch only. `if (a) return; b();` is 2, as its folded form `a || b();`;
  * - nested functions and classes count 1 where they stand; their bodies are their own;
  * - an expression statement counts the statements a minifier folds into one: `a(), b()` is 2;
  *   `a && b()` is 2, as `if (a) b();`, and `a && b && c()` too, as `if (a && b) c();` (the left
@@ -79,6 +83,18 @@ export function countExpression(node: Node | null | undefined): number {
   }
 }
 
+function isBareReturn(node: Node): boolean {
+  if (node.type === 'BlockStatement') return node.body.length === 1 && isBareReturn(node.body[0]);
+  return node.type === 'ReturnStatement' && !node.argument;
+}
+
+/** A `return` or `throw` argument: its conditional's tests are guard clauses folded into it (`if (a) return b; return c;`), and do not count. */
+function countLeaving(node: Node): number {
+  if (node.type === 'ConditionalExpression') return Math.max(countLeaving(node.consequent), countLeaving(node.alternate));
+  if (node.type === 'ParenthesizedExpression') return countLeaving(node.expression);
+  return countExpression(node);
+}
+
 /**
  * The longest paths through a piece of code that end each way: by going on to what follows
  * (`next`), at a `break` or `continue` (`jump`), or at a `return` or `throw` (`exit`); -Infinity
@@ -128,13 +144,20 @@ function statementPaths(node: Node | null | undefined): Paths {
       return paths(Math.max(1, node.declarations.length));
     case 'ReturnStatement':
     case 'ThrowStatement':
-      return paths(NEVER, NEVER, node.argument ? countExpression(node.argument) : 1);
+      return paths(NEVER, NEVER, node.argument ? countLeaving(node.argument) : 1);
     case 'BreakStatement':
     case 'ContinueStatement':
       return paths(NEVER, 1);
-    case 'IfStatement':
+    case 'IfStatement': {
+      const consequent = statementPaths(node.consequent);
+      // A guard clause (`if (a) return b;`, no `else`) is a test on the way out: it does not count,
+      // as its folded form `return a ? b : …` does not. A bare `if (a) return;` does, as its folded
+      // form `a || b();` does.
+      const guard = !node.alternate && consequent.next === NEVER && consequent.jump === NEVER && !isBareReturn(node.consequent);
       // `if (a(), b)` is `a(); if (b)`, as a minifier folds it.
-      return then(paths(node.test?.type === 'SequenceExpression' ? countExpression(node.test) : 1), either(statementPaths(node.consequent), statementPaths(node.alternate)));
+      const test = node.test?.type === 'SequenceExpression' ? countExpression(node.test) : guard ? 0 : 1;
+      return then(paths(test), either(consequent, statementPaths(node.alternate)));
+    }
     case 'ForStatement':
     case 'ForInStatement':
     case 'ForOfStatement':
@@ -191,7 +214,7 @@ function statementsOf(body: Node): Node[] | null {
 /** The count for a function's body (or a static block); an expression-bodied arrow counts like `return <expr>`. */
 export function countFunctionBody(body: Node): number {
   const statements = statementsOf(body);
-  return statements ? longest(listPaths(statements)) : countExpression(body);
+  return statements ? longest(listPaths(statements)) : countLeaving(body);
 }
 
 const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 'WhileStatement', 'DoWhileStatement']);

@@ -25,9 +25,9 @@ describe('minified forms count like the readable forms they come from', () => {
     ['var a = 1; var b = 2; var c;', 'var a = 1, b = 2, c;', 3],
     ['let a = 1; let b = 2;', 'let a = 1, b = 2;', 2],
     ['a(); return b;', 'return a(), b;', 2],
-    ['if (x) return a; return b;', 'return x ? a : b;', 2],
-    ['if (x) return a; if (y) return b; return c;', 'return x ? a : y ? b : c;', 3],
-    ['if (x) { a(); return b; } c();', 'if (x) return a(), b; c();', 3],
+    ['if (x) return a; return b;', 'return x ? a : b;', 1],
+    ['if (x) return a; if (y) return b; return c;', 'return x ? a : y ? b : c;', 1],
+    ['if (x) { a(); return b; } c();', 'if (x) return a(), b; c();', 2],
     ['if (x) { y = 1; } else { y = 2; }', 'y = x ? 1 : 2;', 2],
     ['if (x && y) z();', 'x && y && z();', 2],
     ['if (x || y) z();', '(x || y) && z();', 2],
@@ -36,7 +36,7 @@ describe('minified forms count like the readable forms they come from', () => {
     ['g(); void h();', 'g(), void h();', 2],
     ['for (var i = 0; i < n; i++) { a(i); b(i); }', 'for (var i = 0; i < n; i++) a(i), b(i);', 3],
     ['while (x) { if (y) { z(); } }', 'for (; x;) y && z();', 3],
-    ['if (a) { throw e; }', 'if (a) throw e;', 2],
+    ['if (a) { throw e; }', 'if (a) throw e;', 1],
     ['a(); if (b) c();', 'if (a(), b) c();', 3],
     ['if (a) { b(); } else if (c) { d(); } else { e(); }', 'a ? b() : c ? d() : e();', 3],
   ];
@@ -73,7 +73,7 @@ describe('what counts', () => {
   });
 
   test.each([
-    ['if (a) return b; c(); d();', 3],
+    ['if (a) return b; c(); d();', 2],
     ['if (a) { b(); c(); d(); } else { e(); }', 4],
     ['switch (x) { case 1: return a(); case 2: return b(); case 3: return c(); default: return d(); }', 2],
     ['switch (x) { case 1: a(); case 2: b(); break; default: c(); }', 1 + 3],
@@ -83,7 +83,7 @@ describe('what counts', () => {
     ['try { return a(); } finally { b(); }', 1 + 1 + 1],
     ['try { a(); b(); } catch (e) { c(); }', 1 + 2 + 1],
     ['try { a(); } finally { return b(); }', 1 + 1 + 1],
-    ['if (c < 48) return c === 36; if (c < 58) return true; if (c < 65) return false; return c < 91;', 4],
+    ['if (c < 48) return c === 36; if (c < 58) return true; if (c < 65) return false; return c < 91;', 1],
   ])('one call runs at most the longest path: %j counts %d', (body, expected) => {
     expect(count(body)).toBe(expected);
     expect(countEstree(body)).toBe(expected);
@@ -91,8 +91,8 @@ describe('what counts', () => {
 
   test('an expression-bodied arrow counts like `return <expr>`', () => {
     const arrow: any = (parse('(a) => a ? b() : (c(), d())').program.body[0] as any).expression;
-    expect(countFunctionBody(arrow.body)).toBe(3);
-    expect(count('return a ? b() : (c(), d());')).toBe(3);
+    expect(countFunctionBody(arrow.body)).toBe(2);
+    expect(count('return a ? b() : (c(), d());')).toBe(2);
   });
 
   test('a static block counts its statements', () => {
@@ -122,9 +122,11 @@ describe('which functions get checks', () => {
     const branches = Array.from({ length: 12 }, (_, i) => `if (x === ${i}) return ${i};`).join(' ');
     expect(shouldInstrumentFunction(fn(`function f(x) { ${'a(); '.repeat(10)} }`), policy)).toBe(true);
     expect(shouldInstrumentFunction(fn(`function f(x) { ${'a(); '.repeat(9)} }`), policy)).toBe(false);
-    // twelve guard clauses: a call runs at most 12 tests and a return
-    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches} }`), policy)).toBe(true);
-    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches} }`), { ...policy, threshold: 14 })).toBe(false);
+    // twelve guard clauses and a call after them: tests on the way out do not count
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches} a(); }`), { ...policy, threshold: 1 })).toBe(true);
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches} a(); }`), { ...policy, threshold: 2 })).toBe(false);
+    // twelve tests that do not leave: each counts
+    expect(shouldInstrumentFunction(fn(`function f(x) { ${branches.replace(/return/g, 'y =')} }`), policy)).toBe(true);
   });
 
   test('one with a loop of its own, whatever its count, unless loopingFunctions is off', () => {
