@@ -3,7 +3,7 @@
  * What bench/instructions.js runs each library through, one round each (a checksum back), the
  * numbers of rounds it compares (default [1, 3]), and how many checks apart its sampled run takes
  * samples: about 25 a round (outside valgrind, acorn's round takes about 160 ms, markdown-it's 25 ms
- * and js-yaml's 8 ms, so all but acorn's are sampled more often than every 10 ms).
+ * and js-yaml's 8 ms, so all are sampled more often than every 10 ms: compare the cost of a sample).
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,7 +37,7 @@ const MARKDOWN = Array.from({ length: 150 }, (_, i) => [`## ${sentence(4, i)}`, 
 module.exports = {
   acorn: {
     library: 'acorn/dist/acorn.js',
-    sampleEvery: 160000,
+    sampleEvery: 64000,
     work(acorn) {
       let n = 0;
       for (const s of ACORN_SOURCES) {
