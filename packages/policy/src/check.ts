@@ -17,8 +17,9 @@
  * first sample taken at each of its checks, and at each check of every function inlined into it,
  * and the function would be optimised again, for as long as a profiler runs. `delete` records no
  * feedback, so it is compiled in from the start. By V8's instructions on acorn's workload sampled
- * every 160,000 checks, a sample cost 9.8 million instructions with a call and 2.0 million with
- * `delete`; while no profiler runs, checks cost 1.7% more with `delete` (bench/instructions.js).
+ * every 160,000 checks, a sample cost 9.8 million instructions with a call (a scratch harness) and
+ * 2.0 million with `delete` (bench/instructions.js); while no profiler runs, checks cost 1.7% more
+ * with `delete`.
  *
  * The kind tells the slow path where the check is: at a function's entry (the function has not run
  * yet, so the time since the sample fell due was spent by its callers, and the sample leaves the

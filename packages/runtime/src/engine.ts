@@ -134,7 +134,7 @@ export class Engine {
   ) {
     // Named, so that a stack string without Error.captureStackTrace shows where the runtime's frames begin.
     const checkSlowPath = (_target: object, key: string | symbol) => {
-      this.slowPath(key === '1' ? ENTRY_CHECK : key === '2' ? LOOPING_EXIT_CHECK : CHECK);
+      this.slowPath(typeof key === 'string' ? Number(key) : CHECK);
       return true;
     };
     this.trap = checkSlowPath;
