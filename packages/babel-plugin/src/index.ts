@@ -22,6 +22,7 @@ import {
   ecmaScriptName,
   functionName,
   normalizeOptions,
+  needsPrelude,
   preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
@@ -63,8 +64,11 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
         state.file.metadata.jsprof = metadata;
         const src: string = state.file.code ?? '';
         const lines = new LineIndex(src);
+        const isModule = program.node.sourceType === 'module';
+        // Instrumented already: the prelude binds the counter, or a module's checks read it as a global.
+        const instrumented = program.scope.hasBinding(COUNTER_ID) || (isModule && program.scope.hasGlobal(COUNTER_ID));
         // Files left alone still list their functions: tools name frames with them.
-        const enabled = shouldInstrumentFile(options, state.filename) && !program.scope.hasBinding(COUNTER_ID);
+        const enabled = shouldInstrumentFile(options, state.filename) && !instrumented;
         const toInstrument: NodePath[] = [];
 
         program.traverse({
@@ -81,9 +85,9 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
         });
 
         metadata.functions.sort((a, b) => a.start - b.start);
-        if (toInstrument.length === 0) return;
+        if (!enabled || !needsPrelude(options, isModule, toInstrument.length)) return;
         for (const path of toInstrument) instrument(path, t, checks, options);
-        program.unshiftContainer('body', prelude(program.node.sourceType === 'module'));
+        program.unshiftContainer('body', prelude(isModule));
         metadata.instrumented = toInstrument.length;
         metadata.changed = true;
       },

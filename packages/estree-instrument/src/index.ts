@@ -31,6 +31,7 @@ import {
   isLoopNode,
   isFunctionNode,
   isInstrumentedSource,
+  needsPrelude,
   normalizeOptions,
   preludeSource,
   shouldInstrumentFile,
@@ -132,7 +133,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
       changed,
     };
   };
-  if (found.length === 0) return result(false);
+  if (!enabled || !needsPrelude(options, program.sourceType === 'module', found.length)) return result(false);
 
   for (const f of found) instrumentFunction(s, code, f, options);
   s.appendRight(preludeOffset(code, program), preludeText(program, options));

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE, isInstrumentedSource } from '@jsprof/policy';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, isInstrumentedSource } from '@jsprof/policy';
 import { instrument } from '../src';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
@@ -165,6 +165,17 @@ describe('inserted text', () => {
     const small = run('function f() { a(); }', { threshold: 2 });
     expect(small.changed).toBe(false);
     expect(small.map).toBeNull();
+  });
+
+  test('an ES module reaching the runtime through the global gets the prelude without checks of its own, as by the Babel plugin', () => {
+    for (const [sourceType, runtime] of [['module', 'global'], ['script', 'global'], ['module', 'import']] as const) {
+      const code = 'export function f() { a(); }'.slice(sourceType === 'module' ? 0 : 7);
+      const out = run(code, { threshold: 2, runtime }, sourceType);
+      const babel = babelInstrument(code, { threshold: 2, runtime }, { sourceType });
+      expect([sourceType, runtime, out.changed, babel.jsprof.changed]).toEqual([sourceType, runtime, sourceType === 'module' && runtime === 'global', out.changed]);
+      expect(out.code.includes(GLOBAL_MODULE_PRELUDE_SOURCE)).toBe(out.changed);
+      expect(out.stats.instrumented).toBe(0);
+    }
   });
 
   test('bad options are rejected up front, as by the Babel plugin', () => {

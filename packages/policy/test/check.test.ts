@@ -80,12 +80,41 @@ test.each(GLOBAL_PRELUDES)("a global __jsprof that is not the runtime's hook, or
   }
 });
 
-test("a check that runs before an ES module's prelude (an import cycle) neither throws nor samples", () => {
-  // Function declarations are hoisted, as they are when another module calls into this one first.
-  const code = `var early = f();\n${GLOBAL_MODULE_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} return "ran"; }\n[early, f()];`;
-  const hook = recordingHook();
-  expect(run(code, { __jsprof: hook })).toEqual(['ran', 'ran']);
-  expect(hook.calls).toEqual(['check']);
+describe("an ES module's checks read globals", () => {
+  // Function declarations are hoisted: through an import cycle, another module may call one before this module's prelude ran.
+  const callsBeforeThePrelude = `var early = f();\n${GLOBAL_MODULE_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} return "ran"; }\n[early, f()];`;
+
+  test("that the runtime publishes: a check before the module's prelude reaches it", () => {
+    const hook = recordingHook();
+    expect(run(callsBeforeThePrelude, { __jsprof: hook, [COUNTER_ID]: hook.c, [SLOW_PATH_ID]: hook.s })).toEqual(['ran', 'ran']);
+    expect(hook.calls).toEqual(['check', 'check']);
+  });
+
+  test("that another module's prelude set without the runtime: a check before this module's prelude neither throws nor samples", () => {
+    const context = vm.createContext({});
+    vm.runInContext(GLOBAL_MODULE_PRELUDE_SOURCE, context);
+    expect(vm.runInContext(callsBeforeThePrelude, context)).toEqual(['ran', 'ran']);
+    // The inert counter: `--C[0]` is NaN, never below 0.
+    expect(vm.runInContext(`[String(${COUNTER_ID}[0]), typeof ${SLOW_PATH_ID}]`, context)).toEqual(['NaN', 'object']);
+  });
+
+  test('that the prelude takes from the hook where the runtime has not published them, and leaves alone where it has', () => {
+    const hook = recordingHook();
+    expect(run(`${GLOBAL_MODULE_PRELUDE_SOURCE} [${COUNTER_ID} === __jsprof.c, ${SLOW_PATH_ID} === __jsprof.s]`, { __jsprof: hook })).toEqual([true, true]);
+    const published = { c: new Int32Array(2), s: {} };
+    const globals = { __jsprof: hook, [COUNTER_ID]: published.c, [SLOW_PATH_ID]: published.s };
+    expect(run(`${GLOBAL_MODULE_PRELUDE_SOURCE} [${COUNTER_ID} === c, ${SLOW_PATH_ID} === s]`, { ...globals, c: published.c, s: published.s })).toEqual([true, true]);
+  });
+
+  test('so a module that ran before the runtime loaded reaches it from then on', () => {
+    const context = vm.createContext({});
+    vm.runInContext(`${GLOBAL_MODULE_PRELUDE_SOURCE}\nfunction f() { ${CHECK_SOURCE} return "ran"; }`, context);
+    expect(vm.runInContext('f()', context)).toBe('ran');
+    const hook = recordingHook();
+    Object.assign(vm.runInContext('globalThis', context), { [COUNTER_ID]: hook.c, [SLOW_PATH_ID]: hook.s });
+    expect(vm.runInContext('f()', context)).toBe('ran');
+    expect(hook.calls).toEqual(['check']);
+  });
 });
 
 test('isInstrumentedSource recognises every prelude, as written or reformatted', () => {

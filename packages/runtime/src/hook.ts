@@ -2,9 +2,11 @@
  * The object inserted checks reach (`globalThis.__jsprof`): the counter `c` they count down, and
  * `s`, whose property they delete when it runs out (a Proxy: its trap is the slow path).
  * One per realm, created when the runtime first loads; a second copy of the runtime reuses it.
+ * `c` and `s` are also globals of their own, which the checks of ES modules read (see
+ * `@jsprof/policy`'s check.ts): modules that ran before the runtime loaded reach it from then on.
  */
 import { Engine, Hook, Platform, REARM } from './engine';
-import { RUNTIME_GLOBAL } from './names';
+import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from './names';
 
 interface RealmHook extends Hook {
   engine?: Engine;
@@ -40,8 +42,15 @@ function isHook(value: any): value is RealmHook {
 }
 
 export const hook: RealmHook = isHook(realm[RUNTIME_GLOBAL]) ? realm[RUNTIME_GLOBAL] : createHook();
-if (realm[RUNTIME_GLOBAL] !== hook) {
-  Object.defineProperty(realm, RUNTIME_GLOBAL, { value: hook, configurable: true, writable: true, enumerable: false });
+publish(RUNTIME_GLOBAL, hook);
+publish(COUNTER_GLOBAL, hook.c);
+publish(SLOW_PATH_GLOBAL, hook.s);
+
+/** A property of the global object, not enumerable unless a script's `var` already declared it. */
+function publish(name: string, value: unknown): void {
+  if (realm[name] === value) return;
+  if (Object.prototype.hasOwnProperty.call(realm, name)) realm[name] = value;
+  else Object.defineProperty(realm, name, { value, configurable: true, writable: true, enumerable: false });
 }
 
 export function getEngine(): Engine {

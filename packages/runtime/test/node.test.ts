@@ -9,7 +9,7 @@ import * as index from '../src';
 import * as node from '../src/node';
 import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
 import { getEngine } from '../src/hook';
-import { RUNTIME_GLOBAL } from '../src/names';
+import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from '../src/names';
 import * as policy from '../../policy/src/check';
 import { CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK } from '../src/engine';
 import { WORK_FILE, expectValidTrace, loadWork, runChild, sleep, stackFrames, withStack } from './helpers';
@@ -115,9 +115,12 @@ describe('the package', () => {
   });
 
   test('the checks reach the runtime through the global and the names the policy gives, with its kinds', () => {
-    expect(RUNTIME_GLOBAL).toBe(policy.RUNTIME_GLOBAL);
+    expect([RUNTIME_GLOBAL, COUNTER_GLOBAL, SLOW_PATH_GLOBAL]).toEqual([policy.RUNTIME_GLOBAL, policy.COUNTER_ID, policy.SLOW_PATH_ID]);
     const hook = (globalThis as any)[RUNTIME_GLOBAL];
     expect([hook[policy.HOOK_COUNTER], hook[policy.HOOK_SLOW_PATH]]).toEqual([index.checkCounter, index.checkTrap]);
+    // ES modules' checks read the two as globals.
+    expect([(globalThis as any)[COUNTER_GLOBAL], (globalThis as any)[SLOW_PATH_GLOBAL]]).toEqual([hook.c, hook.s]);
+    expect(Object.keys(globalThis)).not.toEqual(expect.arrayContaining([COUNTER_GLOBAL]));
     expect(index).toHaveProperty(policy.IMPORTED_COUNTER, hook.c);
     expect(index).toHaveProperty(policy.IMPORTED_SLOW_PATH, hook.s);
     expect([CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK]).toEqual([policy.CHECK_KIND, policy.ENTRY_CHECK_KIND, policy.LOOPING_EXIT_CHECK_KIND]);
