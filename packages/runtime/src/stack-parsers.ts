@@ -30,31 +30,31 @@ function location(where: string): { url: string; line: number; column: number } 
   return line && line[1] ? { url: line[1], line: +line[2], column: 0 } : null;
 }
 
-export function parseV8Stack(stack: string): ParsedFrame[] {
-  const frames: ParsedFrame[] = [];
-  for (const line of stack.split('\n')) {
-    const m = V8_LINE.exec(line);
-    if (!m) continue;
-    let name = m[1] ?? '';
-    let where = m[2] ?? m[3] ?? '';
-    if (name.startsWith('async ') || (m[3] !== undefined && where.startsWith('async '))) break;
-    if (name.startsWith('new ')) name = name.slice(4);
-    // Chrome 109 marked some call sites "(async url:line:col)" in the middle of a synchronous stack.
-    if (where.startsWith('async ')) where = where.slice(6);
-    if (where.startsWith('eval at ')) {
-      // The eval'd code's own position comes last: "eval at f (url:1:2), <anonymous>:3:4".
-      const comma = where.lastIndexOf(', ');
-      where = comma >= 0 ? where.slice(comma + 2) : where;
-    }
-    const loc = location(where);
-    if (!loc || loc.url === '<anonymous>') {
-      // eval'd code has no URL; "(native)", "(<anonymous>)", "(index 0)" are built-ins.
-      frames.push({ name: shortName(name), url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: !loc });
-      continue;
-    }
-    frames.push({ name: shortName(name), url: loc.url, line: loc.line, column: loc.column, native: false });
+/** A line of a stack string where the synchronous stack has ended (the first async frame). */
+export const ASYNC_BOUNDARY = 'async boundary';
+/** What one line of a stack string holds: a frame, the async boundary, or neither (a message line). */
+export type StackLine = ParsedFrame | typeof ASYNC_BOUNDARY | null;
+
+export function parseV8Line(line: string): StackLine {
+  const m = V8_LINE.exec(line);
+  if (!m) return null;
+  let name = m[1] ?? '';
+  let where = m[2] ?? m[3] ?? '';
+  if (name.startsWith('async ') || (m[3] !== undefined && where.startsWith('async '))) return ASYNC_BOUNDARY;
+  if (name.startsWith('new ')) name = name.slice(4);
+  // Chrome 109 marked some call sites "(async url:line:col)" in the middle of a synchronous stack.
+  if (where.startsWith('async ')) where = where.slice(6);
+  if (where.startsWith('eval at ')) {
+    // The eval'd code's own position comes last: "eval at f (url:1:2), <anonymous>:3:4".
+    const comma = where.lastIndexOf(', ');
+    where = comma >= 0 ? where.slice(comma + 2) : where;
   }
-  return frames;
+  const loc = location(where);
+  if (!loc || loc.url === '<anonymous>') {
+    // eval'd code has no URL; "(native)", "(<anonymous>)", "(index 0)" are built-ins.
+    return { name: shortName(name), url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: !loc };
+  }
+  return { name: shortName(name), url: loc.url, line: loc.line, column: loc.column, native: false };
 }
 
 /** V8 prefixes receivers' types ("Foo.bar", "Array.map"); the profiler's names do not. */
@@ -83,37 +83,49 @@ function atName(name: string): string {
   return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
 }
 
-export function parseAtStack(stack: string): ParsedFrame[] {
+export function parseAtLine(raw: string): StackLine {
+  const line = raw.trim();
+  if (!line) return null;
+  const m = AT_LINE.exec(line);
+  if (m && ASYNC_CAUSE.test(m[1])) return ASYNC_BOUNDARY;
+  const name = atName(m ? m[1] : '');
+  const where = m ? m[2] : line;
+  if (where === '[native code]') return { name, url: null, line: 0, column: 0, native: true };
+  const evalAt = / line \d+ > (?:eval|Function)/.exec(where);
+  if (evalAt) {
+    const loc = location(where.slice(evalAt.index + evalAt[0].length));
+    return { name, url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: false };
+  }
+  const loc = location(where);
+  if (loc) return { name, url: loc.url, line: loc.line, column: loc.column, native: false };
+  // JavaScriptCore prints only the name of a function without a URL (eval'd code).
+  return m ? null : { name: atName(line), url: null, line: 0, column: 0, native: false };
+}
+
+/** The line parser for a stack string of whichever engine made it. */
+export function lineParserFor(stack: string): (line: string) => StackLine {
+  return /^\s*at /m.test(stack) ? parseV8Line : parseAtLine;
+}
+
+function parseLines(stack: string, parseLine: (line: string) => StackLine): ParsedFrame[] {
   const frames: ParsedFrame[] = [];
-  for (const raw of stack.split('\n')) {
-    const line = raw.trim();
-    if (!line) continue;
-    const m = AT_LINE.exec(line);
-    if (m && ASYNC_CAUSE.test(m[1])) break;
-    const name = atName(m ? m[1] : '');
-    const where = m ? m[2] : line;
-    if (where === '[native code]') {
-      frames.push({ name, url: null, line: 0, column: 0, native: true });
-      continue;
-    }
-    const evalAt = / line \d+ > (?:eval|Function)/.exec(where);
-    if (evalAt) {
-      const loc = location(where.slice(evalAt.index + evalAt[0].length));
-      frames.push({ name, url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: false });
-      continue;
-    }
-    const loc = location(where);
-    if (loc) {
-      frames.push({ name, url: loc.url, line: loc.line, column: loc.column, native: false });
-    } else if (!m) {
-      // JavaScriptCore prints only the name of a function without a URL (eval'd code).
-      frames.push({ name: atName(line), url: null, line: 0, column: 0, native: false });
-    }
+  for (const line of stack.split('\n')) {
+    const read = parseLine(line);
+    if (read === ASYNC_BOUNDARY) break;
+    if (read) frames.push(read);
   }
   return frames;
 }
 
+export function parseV8Stack(stack: string): ParsedFrame[] {
+  return parseLines(stack, parseV8Line);
+}
+
+export function parseAtStack(stack: string): ParsedFrame[] {
+  return parseLines(stack, parseAtLine);
+}
+
 /** Parses a stack string of whichever engine made it. */
 export function parseStack(stack: string): ParsedFrame[] {
-  return /^\s*at /m.test(stack) ? parseV8Stack(stack) : parseAtStack(stack);
+  return parseLines(stack, lineParserFor(stack));
 }

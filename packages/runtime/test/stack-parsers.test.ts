@@ -8,6 +8,7 @@
  *             (strings captured from real browsers).
  */
 import { ParsedFrame, parseAtStack, parseStack, parseV8Stack } from '../src';
+import { framesOf } from '../src/capture';
 
 /** [name, url, line, column] per frame, innermost first; native frames as [name, 'native']. */
 function brief(frames: ParsedFrame[]): Array<[string, string | null, number, number] | [string, 'native']> {
@@ -346,5 +347,28 @@ describe('parseStack', () => {
     expect(frames[0].name).toBe('named');
     expect(frames[0].url).toBe(__filename);
     expect(frames[0].line).toBeGreaterThan(1);
+  });
+});
+
+describe('framesOf (the runtime reads stack strings once per line)', () => {
+  const STACKS = [
+    'Error: x\n    at f (http://a/b.js:1:2)\n    at new G (http://a/b.js:3:4)\n    at async h (http://a/b.js:5:6)\n    at i (http://a/b.js:7:8)',
+    'f@http://a/b.js:1:2\n@http://a/b.js:3:4\nasync*g@http://a/b.js:5:6\nh@http://a/b.js:7:8',
+    'f@http://a/b.js:1:2\nmap@[native code]\nglobal code@http://a/b.js:9:1',
+    'h@http://a/b.js:7:8\nf@http://a/b.js:1:2',
+  ];
+
+  test('gives what the parsers give, and the same frame objects for a line read before', () => {
+    for (const stack of STACKS) {
+      const expected = parseStack(stack).map((f) => ({ ...f, callLine: f.line, callColumn: f.column }));
+      const first = framesOf(stack);
+      expect(first).toEqual(expected);
+      const again = framesOf(stack);
+      expect(again).toEqual(expected);
+      again.forEach((frame, i) => expect(frame).toBe(first[i]));
+    }
+    // A line is read by the parser of the stack it is in: not a frame in a V8 stack, a frame in a SpiderMonkey one.
+    expect(framesOf('Error\n    at g (http://a/b.js:3:4)\nk@http://a/b.js:1:2').map((f) => f.name)).toEqual(['g']);
+    expect(framesOf('k@http://a/b.js:1:2').map((f) => f.name)).toEqual(['k']);
   });
 });
