@@ -7,8 +7,8 @@ import { ASYNC_BOUNDARY, ParsedFrame, StackLine, lineParserFor } from './stack-p
 /**
  * A frame as captured, before it is named: innermost first. `line`/`column` are 1-based; for V8
  * they are the function's start as `CallSite.getEnclosing*` gives it, otherwise the call site.
+ * One object may stand for the same frame in many samples: never change one.
  */
-/** A frame as captured; one object may stand for the same frame in many samples (do not change it). */
 export interface RawFrame {
   /** Null for built-ins (`native`) and for code from eval and new Function. */
   url: string | null;
