@@ -100,10 +100,15 @@ describe("an ES module's checks read globals", () => {
 
   test('that the prelude takes from the hook where the runtime has not published them, and leaves alone where it has', () => {
     const hook = recordingHook();
-    expect(run(`${GLOBAL_MODULE_PRELUDE_SOURCE} [${COUNTER_ID} === __jsprof.c, ${SLOW_PATH_ID} === __jsprof.s]`, { __jsprof: hook })).toEqual([true, true]);
-    const published = { c: new Int32Array(2), s: {} };
-    const globals = { __jsprof: hook, [COUNTER_ID]: published.c, [SLOW_PATH_ID]: published.s };
-    expect(run(`${GLOBAL_MODULE_PRELUDE_SOURCE} [${COUNTER_ID} === c, ${SLOW_PATH_ID} === s]`, { ...globals, c: published.c, s: published.s })).toEqual([true, true]);
+    const fromHook: Record<string, unknown> = vm.createContext({ __jsprof: hook });
+    vm.runInContext(GLOBAL_MODULE_PRELUDE_SOURCE, fromHook);
+    expect(fromHook[COUNTER_ID]).toBe(hook.c);
+    expect(fromHook[SLOW_PATH_ID]).toBe(hook.s);
+    const published = { [COUNTER_ID]: new Int32Array(2), [SLOW_PATH_ID]: {} };
+    const alreadySet: Record<string, unknown> = vm.createContext({ __jsprof: hook, ...published });
+    vm.runInContext(GLOBAL_MODULE_PRELUDE_SOURCE, alreadySet);
+    expect(alreadySet[COUNTER_ID]).toBe(published[COUNTER_ID]);
+    expect(alreadySet[SLOW_PATH_ID]).toBe(published[SLOW_PATH_ID]);
   });
 
   test('so a module that ran before the runtime loaded reaches it from then on', () => {
