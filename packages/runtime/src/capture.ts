@@ -30,6 +30,7 @@ type CallSite = {
   getColumnNumber(): number | null;
   getEnclosingLineNumber?(): number | null;
   getEnclosingColumnNumber?(): number | null;
+  getPosition?(): number;
   getFunctionName(): string | null;
   getMethodName?(): string | null;
   isEval?(): boolean;
@@ -175,21 +176,50 @@ function fromParsed(f: ParsedFrame): RawFrame {
   return { url: f.url, line: f.line, column: f.column, callLine: f.line, callColumn: f.column, name: f.name, native: f.native };
 }
 
+/**
+ * The frames of call sites already read, by script URL and position in it: a URL and a position
+ * name one call in one function, so a call site seen before costs two Map lookups instead of the
+ * CallSite calls for its lines, columns and name, and its frame object is shared between samples
+ * (acorn's parser, 42 frames deep, sampled every 10 ms: a sample took about 380 µs, 250 µs with this and the stack
+ * store's lookup by identity). Only for URLs that locate a file (`/…`, `file:`, `https:`, …): names
+ * such as `evalmachine.<anonymous>` are shared by unrelated scripts. Forgotten when profiling
+ * starts afresh, so a script changed under its URL meanwhile is read again.
+ */
+const sitesRead = new Map<string, Map<number, RawFrame>>();
+let sitesReadCount = 0;
+const MAX_SITES_READ = 50000;
+const LOCATES_FILE = /^(\/|[a-z][a-z0-9+.-]*:)/i;
+
+/** Forgets the call sites read (see sitesRead). */
+export function forgetCallSites(): void {
+  sitesRead.clear();
+  sitesReadCount = 0;
+}
+
 function fromCallSite(site: CallSite): RawFrame {
   // Code from eval and new Function has no URL of its own (a sourceURL comment is the page's say-so).
-  const url = site.isEval?.() ? null : ((site.getScriptNameOrSourceURL?.() || site.getFileName()) ?? null);
+  const isEval = site.isEval?.() ?? false;
+  const url = isEval ? null : ((site.getScriptNameOrSourceURL?.() || site.getFileName()) ?? null);
+  const position = url && LOCATES_FILE.test(url) ? site.getPosition?.() : undefined;
+  const known = position === undefined ? undefined : sitesRead.get(url!)?.get(position);
+  if (known) return known;
   const callLine = site.getLineNumber() ?? 0;
   const callColumn = site.getColumnNumber() ?? 0;
-  const line = site.getEnclosingLineNumber?.() ?? callLine;
-  const column = site.getEnclosingColumnNumber?.() ?? callColumn;
-  return {
+  const frame: RawFrame = {
     url: url || null,
-    line,
-    column,
+    line: site.getEnclosingLineNumber?.() ?? callLine,
+    column: site.getEnclosingColumnNumber?.() ?? callColumn,
     callLine,
     callColumn,
     name: site.getFunctionName() ?? '',
     // CallSite.isNative() is true only for V8's own extras: a frame without a script is a builtin.
-    native: !url && !site.isEval?.(),
+    native: !url && !isEval,
   };
+  if (position !== undefined) {
+    if (sitesReadCount++ >= MAX_SITES_READ) forgetCallSites();
+    let read = sitesRead.get(url!);
+    if (!read) sitesRead.set(url!, (read = new Map()));
+    read.set(position, frame);
+  }
+  return frame;
 }

@@ -17,7 +17,7 @@
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
  * only fires when no JavaScript is running.
  */
-import { RawFrame, captureStack } from './capture';
+import { RawFrame, captureStack, forgetCallSites } from './capture';
 import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaultResolver, ProfilerTrace } from './trace';
 
 export const BASE_INTERVAL = 10;
@@ -99,26 +99,26 @@ export class Session {
 export class Engine {
   readonly store = new StackStore();
   /** Profilers that are sampling. */
-  private readonly sessions = new Set<Session>();
+  readonly #sessions = new Set<Session>();
   /** Profilers not yet stopped (sampling, or full and holding their samples). */
-  private readonly held = new Set<Session>();
-  private origin = 0;
-  private nextTick = Infinity;
-  private ticker: Ticker | null = null;
-  private stopIdleTimer: (() => void) | null = null;
+  readonly #held = new Set<Session>();
+  #origin = 0;
+  #nextTick = Infinity;
+  #ticker: Ticker | null = null;
+  #stopIdleTimer: (() => void) | null = null;
   /** Runtime code is running (a capture, or the program's code called by the runtime): no sampling. */
-  private busy = 0;
+  #busy = 0;
   /** The page is hidden: no tick is recorded. */
-  private paused = false;
-  private armedAt = 0;
-  private armedCount = 0;
-  private armedZeroes = 0;
-  private rate = 0;
+  #paused = false;
+  #armedAt = 0;
+  #armedCount = 0;
+  #armedZeroes = 0;
+  #rate = 0;
   /** The window the next rate is learnt from: since when, and the checks counted in it. */
-  private rateFrom = 0;
-  private rateChecks = 0;
-  private exitsArmed = 0;
-  private exitsArmedAt = 0;
+  #rateFrom = 0;
+  #rateChecks = 0;
+  #exitsArmed = 0;
+  #exitsArmedAt = 0;
   resolver: FrameResolver = defaultResolver;
   /** Loads what the resolver needs for these frames before a trace is built (see stopAsync). */
   prepareFrames?: (frames: RawFrame[]) => Promise<void>;
@@ -126,7 +126,7 @@ export class Engine {
   readonly stats = { ticks: 0, withStack: 0 };
 
   /** The Proxy trap the checks reach: the stack below it is the sample's. */
-  private readonly trap: (target: object, key: string | symbol) => boolean;
+  readonly #trap: (target: object, key: string | symbol) => boolean;
 
   constructor(
     readonly hook: Hook,
@@ -137,39 +137,42 @@ export class Engine {
       this.slowPath(typeof key === 'string' ? Number(key) : CHECK);
       return true;
     };
-    this.trap = checkSlowPath;
+    this.#trap = checkSlowPath;
     hook.s = new Proxy({}, { deleteProperty: checkSlowPath });
   }
 
   /** Profilers not yet stopped, as native Chromium counts them for its limit of 100. */
   get open(): number {
-    return this.held.size;
+    return this.#held.size;
   }
 
   get mode(): 'thread' | 'count-down' {
-    return this.ticker?.ready() ? 'thread' : 'count-down';
+    return this.#ticker?.ready() ? 'thread' : 'count-down';
   }
 
   start(intervalMs: number, capacity: number, onFull: () => void): Session {
     const now = this.platform.now();
-    if (this.held.size === 0) this.store.clear();
-    if (this.sessions.size === 0) {
-      this.origin = now;
-      if (!this.paused) this.stopIdleTimer = this.platform.startIdleTimer(this.idleTick, BASE_INTERVAL);
-      if (!this.ticker && this.platform.startTicker) {
+    if (this.#held.size === 0) {
+      this.store.clear();
+      forgetCallSites();
+    }
+    if (this.#sessions.size === 0) {
+      this.#origin = now;
+      if (!this.#paused) this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, BASE_INTERVAL);
+      if (!this.#ticker && this.platform.startTicker) {
         try {
-          this.ticker = this.platform.startTicker(this.hook.c, this.platform.now);
+          this.#ticker = this.platform.startTicker(this.hook.c, this.platform.now);
         } catch {
-          this.ticker = null;
+          this.#ticker = null;
         }
       }
     }
-    const tick = Math.floor((now - this.origin) / BASE_INTERVAL) + 1;
+    const tick = Math.floor((now - this.#origin) / BASE_INTERVAL) + 1;
     const session = new Session(Math.max(1, Math.round(intervalMs / BASE_INTERVAL)), tick, capacity, onFull);
-    this.sessions.add(session);
-    this.held.add(session);
-    this.nextTick = Math.min(this.nextTick, tick);
-    if (!this.paused) this.arm(now);
+    this.#sessions.add(session);
+    this.#held.add(session);
+    this.#nextTick = Math.min(this.#nextTick, tick);
+    if (!this.#paused) this.#arm(now);
     return session;
   }
 
@@ -178,24 +181,24 @@ export class Engine {
    * all, with or without a stack; profilers keep running and take the ticks after.
    */
   setPaused(paused: boolean): void {
-    if (paused === this.paused) return;
-    this.paused = paused;
-    if (this.sessions.size === 0) return;
+    if (paused === this.#paused) return;
+    this.#paused = paused;
+    if (this.#sessions.size === 0) return;
     if (paused) {
-      this.stopIdleTimer?.();
-      this.stopIdleTimer = null;
-      this.disarm();
-      this.ticker?.setDue(Infinity);
+      this.#stopIdleTimer?.();
+      this.#stopIdleTimer = null;
+      this.#disarm();
+      this.#ticker?.setDue(Infinity);
       return;
     }
     const now = this.platform.now();
-    this.nextTick = this.tickAfter(Math.floor((now - this.origin) / BASE_INTERVAL));
-    this.stopIdleTimer = this.platform.startIdleTimer(this.idleTick, BASE_INTERVAL);
-    this.arm(now);
+    this.#nextTick = this.#tickAfter(Math.floor((now - this.#origin) / BASE_INTERVAL));
+    this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, BASE_INTERVAL);
+    this.#arm(now);
   }
 
   stop(session: Session, resolver: FrameResolver = this.resolver): ProfilerTrace {
-    const stacks = this.detach(session);
+    const stacks = this.#detach(session);
     return this.guard(() => buildTrace(session.samples, stacks, resolver));
   }
 
@@ -204,7 +207,7 @@ export class Engine {
    * such as scripts' function tables in a browser) has settled.
    */
   async stopAsync(session: Session): Promise<ProfilerTrace> {
-    const stacks = this.detach(session);
+    const stacks = this.#detach(session);
     try {
       await this.prepareFrames?.(stacks.frames);
     } catch {
@@ -213,12 +216,12 @@ export class Engine {
     return this.guard(() => buildTrace(session.samples, stacks, this.resolver));
   }
 
-  private detach(session: Session): StoredStacks {
-    this.sessions.delete(session);
-    this.held.delete(session);
-    if (this.sessions.size === 0) this.quiesceSampling();
+  #detach(session: Session): StoredStacks {
+    this.#sessions.delete(session);
+    this.#held.delete(session);
+    if (this.#sessions.size === 0) this.#quiesceSampling();
     const stacks: StoredStacks = { frames: this.store.frames, stacks: this.store.stacks };
-    if (this.held.size === 0) this.store.clear();
+    if (this.#held.size === 0) this.store.clear();
     return stacks;
   }
 
@@ -228,11 +231,11 @@ export class Engine {
    * is taken at the first check after.
    */
   guard<T>(fn: () => T): T {
-    this.busy++;
+    this.#busy++;
     try {
       return fn();
     } finally {
-      if (--this.busy === 0 && this.sessions.size && !this.paused) this.arm(this.platform.now());
+      if (--this.#busy === 0 && this.#sessions.size && !this.#paused) this.#arm(this.platform.now());
     }
   }
 
@@ -246,7 +249,7 @@ export class Engine {
       try {
         return fn();
       } finally {
-        this.idleTick();
+        this.#idleTick();
       }
     });
   }
@@ -257,40 +260,40 @@ export class Engine {
    * only read the clock, and the count-down stays as it was. Never throws.
    */
   readonly slowPath = (kind: number) => {
-    if (this.busy || this.paused) {
-      this.disarm();
+    if (this.#busy || this.#paused) {
+      this.#disarm();
       return;
     }
-    this.busy++;
+    this.#busy++;
     try {
-      if (this.sessions.size === 0) {
-        this.disarm();
+      if (this.#sessions.size === 0) {
+        this.#disarm();
         return;
       }
       const now = this.platform.now();
-      if (now < this.dueTime() && kind === LOOPING_EXIT_CHECK) {
-        this.armExits(now);
+      if (now < this.#dueTime() && kind === LOOPING_EXIT_CHECK) {
+        this.#armExits(now);
         return;
       }
-      if (now >= this.dueTime()) {
+      if (now >= this.#dueTime()) {
         let stack = -1;
         try {
-          stack = this.store.add(captureStack(this.trap, kind === ENTRY_CHECK ? 1 : 0));
+          stack = this.store.add(captureStack(this.#trap, kind === ENTRY_CHECK ? 1 : 0));
         } catch {
           // recorded without a stack
         }
-        this.record(now, stack);
+        this.#record(now, stack);
       }
-      if (this.sessions.size) this.arm(now);
+      if (this.#sessions.size) this.#arm(now);
     } catch {
-      this.disarm();
+      this.#disarm();
     } finally {
-      this.busy--;
+      this.#busy--;
     }
   };
 
   /** Checks run, and take no sample, until the counters are armed again. */
-  private disarm() {
+  #disarm() {
     this.hook.c[0] = REARM;
     this.hook.c[1] = REARM;
   }
@@ -300,127 +303,127 @@ export class Engine {
    * clock every so many exits that reads come about every EXIT_READ_INTERVAL ms, learnt from the
    * exits counted since the last read (doubling while they come faster than that).
    */
-  private armExits(now: number) {
+  #armExits(now: number) {
     const counter = this.hook.c;
-    if (this.ticker?.ready()) {
+    if (this.#ticker?.ready()) {
       counter[1] = REARM;
       return;
     }
-    const exits = this.exitsArmed - counter[1];
-    const elapsed = now - this.exitsArmedAt;
-    const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.exitsArmed);
-    counter[1] = this.exitsArmed = Math.min(REARM, Math.max(0, count));
-    this.exitsArmedAt = now;
+    const exits = this.#exitsArmed - counter[1];
+    const elapsed = now - this.#exitsArmedAt;
+    const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.#exitsArmed);
+    counter[1] = this.#exitsArmed = Math.min(REARM, Math.max(0, count));
+    this.#exitsArmedAt = now;
   }
 
-  private readonly idleTick = () => {
+  readonly #idleTick = () => {
     try {
       const now = this.platform.now();
-      if (this.sessions.size && !this.paused && now >= this.dueTime()) {
-        this.record(now, -1);
-        if (this.sessions.size) this.arm(now);
+      if (this.#sessions.size && !this.#paused && now >= this.#dueTime()) {
+        this.#record(now, -1);
+        if (this.#sessions.size) this.#arm(now);
       }
     } catch {
       // the timer must never throw into the program
     }
   };
 
-  private dueTime(): number {
-    return this.origin + this.nextTick * BASE_INTERVAL;
+  #dueTime(): number {
+    return this.#origin + this.#nextTick * BASE_INTERVAL;
   }
 
-  private record(now: number, stack: number) {
-    const lastTick = Math.floor((now - this.origin) / BASE_INTERVAL);
+  #record(now: number, stack: number) {
+    const lastTick = Math.floor((now - this.#origin) / BASE_INTERVAL);
     const due: number[] = [];
-    for (let tick = this.nextTick; tick <= lastTick; tick = this.tickAfter(tick)) due.push(tick);
+    for (let tick = this.#nextTick; tick <= lastTick; tick = this.#tickAfter(tick)) due.push(tick);
     for (let i = 0; i < due.length; i++) {
       const last = i === due.length - 1;
       const withStack = due.length - i <= MAX_BACKFILL ? stack : -1;
-      this.deliver(due[i], last ? now : this.origin + due[i] * BASE_INTERVAL, withStack);
+      this.#deliver(due[i], last ? now : this.#origin + due[i] * BASE_INTERVAL, withStack);
     }
-    this.nextTick = this.tickAfter(lastTick);
+    this.#nextTick = this.#tickAfter(lastTick);
   }
 
-  private tickAfter(tick: number): number {
+  #tickAfter(tick: number): number {
     let next = Infinity;
-    for (const s of this.sessions) next = Math.min(next, s.nextTickAfter(tick));
+    for (const s of this.#sessions) next = Math.min(next, s.nextTickAfter(tick));
     return next;
   }
 
-  private deliver(tick: number, timestamp: number, stack: number) {
+  #deliver(tick: number, timestamp: number, stack: number) {
     this.stats.ticks++;
     if (stack >= 0) this.stats.withStack++;
-    for (const s of this.sessions) {
+    for (const s of this.#sessions) {
       if (!s.takes(tick)) continue;
       if (s.samples.length < s.capacity) s.samples.push({ timestamp, stack });
       if (s.samples.length >= s.capacity) {
         s.full = true;
-        this.sessions.delete(s);
+        this.#sessions.delete(s);
         s.onFull();
       }
     }
-    if (this.sessions.size === 0) this.quiesceSampling();
+    if (this.#sessions.size === 0) this.#quiesceSampling();
   }
 
   /** Sampling ends; full profilers keep their samples until stop(). */
-  private quiesceSampling() {
-    this.stopIdleTimer?.();
-    this.stopIdleTimer = null;
-    this.nextTick = Infinity;
-    this.disarm();
-    this.ticker?.setDue(Infinity);
+  #quiesceSampling() {
+    this.#stopIdleTimer?.();
+    this.#stopIdleTimer = null;
+    this.#nextTick = Infinity;
+    this.#disarm();
+    this.#ticker?.setDue(Infinity);
   }
 
-  private arm(now: number) {
-    const due = this.dueTime();
+  #arm(now: number) {
+    const due = this.#dueTime();
     const counter = this.hook.c;
-    const ticker = this.ticker?.ready() ? this.ticker : null;
+    const ticker = this.#ticker?.ready() ? this.#ticker : null;
     // Read before the counter is written: a zero the thread writes from here on (for the tick just
     // taken, racing with this re-arming) counts as fired in the next round, never as our count.
     const zeroes = ticker ? ticker.zeroes() : 0;
-    const checks = this.armedCount - counter[0];
+    const checks = this.#armedCount - counter[0];
     let count: number;
-    if (ticker && zeroes !== this.armedZeroes) {
+    if (ticker && zeroes !== this.#armedZeroes) {
       // The thread zeroed the counter: how many checks ran is unknown. Halve the estimate, so that a
       // rate learnt before the program slowed down cannot push the backup far out: the backup soon
       // runs out before the tick, and the rate is measured again.
-      this.rate *= 0.5;
-      this.rateFrom = now;
-      this.rateChecks = 0;
-      count = Math.floor(this.rate * (due - now) * BACKUP);
+      this.#rate *= 0.5;
+      this.#rateFrom = now;
+      this.#rateChecks = 0;
+      count = Math.floor(this.#rate * (due - now) * BACKUP);
     } else {
       // The rate is learnt from the checks of at least RATE_WINDOW, over as many armings as that
       // takes (a count reset to REARM counted none).
-      this.rateChecks += Math.max(0, checks);
-      if (now - this.rateFrom >= RATE_WINDOW) {
-        this.rate = this.rateChecks / (now - this.rateFrom);
-        this.rateFrom = now;
-        this.rateChecks = 0;
-      } else if (now - this.armedAt >= MIN_ELAPSED && checks / (now - this.armedAt) > this.rate) {
+      this.#rateChecks += Math.max(0, checks);
+      if (now - this.#rateFrom >= RATE_WINDOW) {
+        this.#rate = this.#rateChecks / (now - this.#rateFrom);
+        this.#rateFrom = now;
+        this.#rateChecks = 0;
+      } else if (now - this.#armedAt >= MIN_ELAPSED && checks / (now - this.#armedAt) > this.#rate) {
         // Checks came faster since the last arming than the window says (a window that took in a
         // stretch without checks): without this, each of them would call the slow path until the
         // window ends.
-        this.rate = checks / (now - this.armedAt);
+        this.#rate = checks / (now - this.#armedAt);
       }
       // Each arming covers a share of the time left, so the count-down closes in on the tick and
       // takes it at the first check after it falls due: a count that overran the tick would take it
       // at a check as likely as any other check, not as the time spent there. With no rate yet,
       // probe with twice as many checks as last time, so one quick check cannot arm for millions.
-      count = this.rate > 0 ? Math.floor(this.rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT)) : Math.max(1, checks * 2);
+      count = this.#rate > 0 ? Math.floor(this.#rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT)) : Math.max(1, checks * 2);
     }
     count = Math.min(REARM, Math.max(0, count));
     counter[0] = count;
     if (ticker) {
       counter[1] = REARM;
-    } else if (counter[1] > this.exitsArmed) {
+    } else if (counter[1] > this.#exitsArmed) {
       // disarmed meanwhile (or a thread stopped): exits read the clock again from the next one
-      counter[1] = this.exitsArmed = 0;
-      this.exitsArmedAt = now;
+      counter[1] = this.#exitsArmed = 0;
+      this.#exitsArmedAt = now;
     }
-    this.armedCount = count;
-    this.armedAt = now;
-    this.armedZeroes = zeroes;
+    this.#armedCount = count;
+    this.#armedAt = now;
+    this.#armedZeroes = zeroes;
     // The thread learns the due time even before it runs: it may start while the count-down is long.
-    this.ticker?.setDue(due);
+    this.#ticker?.setDue(due);
   }
 }

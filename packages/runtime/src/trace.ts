@@ -47,26 +47,30 @@ export const defaultResolver: FrameResolver = (frame) => {
  * (innermost frame last), so a sample costs one id.
  */
 export class StackStore {
-  private frameIds = new Map<string, number>();
+  /** Frame ids by the frame object (captures share one object between samples), then by content. */
+  #frameIdsByObject = new WeakMap<RawFrame, number>();
+  #frameIds = new Map<string, number>();
   frames: RawFrame[] = [];
-  private stackIds = new Map<string, number>();
+  /** Stack ids by parent and frame id (see stackKey). */
+  #stackIds = new Map<number | string, number>();
   /** stack id → [parent stack id or -1, frame id] */
   stacks: number[] = [];
   /**
    * The last stack added, outermost first, and the stack id at each depth: consecutive samples
    * mostly share their outer frames, which are then matched field by field instead of by key.
    */
-  private lastFrames: RawFrame[] = [];
-  private lastIds: number[] = [];
+  #lastFrames: RawFrame[] = [];
+  #lastIds: number[] = [];
 
   /** Starts afresh; arrays handed out before (a stopped profiler's `StoredStacks`) stay as they were. */
   clear() {
-    this.frameIds.clear();
+    this.#frameIdsByObject = new WeakMap();
+    this.#frameIds.clear();
     this.frames = [];
-    this.stackIds.clear();
+    this.#stackIds.clear();
     this.stacks = [];
-    this.lastFrames = [];
-    this.lastIds = [];
+    this.#lastFrames = [];
+    this.#lastIds = [];
   }
 
   /** Interns frames given innermost first; returns the stack id, or -1 for an empty stack. */
@@ -75,52 +79,61 @@ export class StackStore {
     const ids: number[] = [];
     let parent = -1;
     let depth = 0;
-    while (depth < outermostFirst.length && depth < this.lastFrames.length && sameFrame(outermostFirst[depth], this.lastFrames[depth])) {
-      parent = this.lastIds[depth];
+    while (depth < outermostFirst.length && depth < this.#lastFrames.length && sameFrame(outermostFirst[depth], this.#lastFrames[depth])) {
+      parent = this.#lastIds[depth];
       ids.push(parent);
       depth++;
     }
     for (; depth < outermostFirst.length; depth++) {
-      parent = this.stackId(parent, this.frameId(outermostFirst[depth]));
+      parent = this.#stackId(parent, this.#frameId(outermostFirst[depth]));
       ids.push(parent);
     }
-    this.lastFrames = outermostFirst;
-    this.lastIds = ids;
+    this.#lastFrames = outermostFirst;
+    this.#lastIds = ids;
     return parent;
   }
 
-  private frameId(f: RawFrame): number {
+  #frameId(f: RawFrame): number {
+    let id = this.#frameIdsByObject.get(f);
+    if (id !== undefined) return id;
     const key = `${f.url}\n${f.line}\n${f.column}\n${f.callLine}\n${f.callColumn}\n${f.name}\n${f.native ? 1 : 0}`;
-    let id = this.frameIds.get(key);
+    id = this.#frameIds.get(key);
     if (id === undefined) {
       id = this.frames.length;
       this.frames.push(f);
-      this.frameIds.set(key, id);
+      this.#frameIds.set(key, id);
     }
+    this.#frameIdsByObject.set(f, id);
     return id;
   }
 
-  private stackId(parent: number, frameId: number): number {
-    const key = `${parent},${frameId}`;
-    let id = this.stackIds.get(key);
+  #stackId(parent: number, frameId: number): number {
+    const key = stackKey(parent, frameId);
+    let id = this.#stackIds.get(key);
     if (id === undefined) {
       id = this.stacks.length / 2;
       this.stacks.push(parent, frameId);
-      this.stackIds.set(key, id);
+      this.#stackIds.set(key, id);
     }
     return id;
   }
 }
 
+/** A stack's parent and frame as one number where that is exact (a string beyond). */
+function stackKey(parent: number, frameId: number): number | string {
+  return parent < 2 ** 26 && frameId < 2 ** 26 ? parent * 2 ** 26 + frameId : `${parent},${frameId}`;
+}
+
 function sameFrame(a: RawFrame, b: RawFrame): boolean {
   return (
-    a.line === b.line &&
+    a === b ||
+    (a.line === b.line &&
     a.column === b.column &&
     a.callLine === b.callLine &&
     a.callColumn === b.callColumn &&
     a.name === b.name &&
     a.url === b.url &&
-    a.native === b.native
+    a.native === b.native)
   );
 }
 

@@ -5,7 +5,8 @@
  */
 import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
 import type { ProfilerTrace } from '../src';
-import { captureStack } from '../src/capture';
+import * as vm from 'node:vm';
+import { captureStack, forgetCallSites } from '../src/capture';
 import { expectValidTrace, loadWork, runChild, sleep, stackNames, withStack, WORK_FILE } from './helpers';
 
 const work = loadWork();
@@ -205,6 +206,37 @@ describe('capture paths', () => {
     expect(frames[0].name).toBe('caller');
     expect(frames[0].url).toBe(__filename);
     expect(frames.some((f) => f.url?.includes('/packages/runtime/src/'))).toBe(false);
+  });
+});
+
+describe('call sites read before (V8)', () => {
+  function probe() {
+    return captureStack(probe);
+  }
+  function caller() {
+    return probe();
+  }
+  function other() {
+    return probe();
+  }
+
+  test('are one shared frame object, equal to a fresh read; forgetCallSites() reads them afresh', () => {
+    const first = caller();
+    const again = caller();
+    expect(again[0]).toBe(first[0]);
+    expect(first[0]).toMatchObject({ name: 'caller', url: __filename });
+    expect(other()[0]).toMatchObject({ name: 'other', url: __filename });
+    forgetCallSites();
+    const fresh = caller();
+    expect(fresh[0]).not.toBe(first[0]);
+    expect(fresh[0]).toEqual(first[0]);
+  });
+
+  test('scripts sharing a name that locates no file are read each time: the same position may be another function', () => {
+    const run = (name: string) =>
+      vm.runInThisContext(`(function ${name}(probe) { return probe(); })`, { filename: 'evalmachine.<anonymous>' })(probe);
+    expect(run('first')[0]).toMatchObject({ name: 'first', url: 'evalmachine.<anonymous>' });
+    expect(run('other')[0]).toMatchObject({ name: 'other', url: 'evalmachine.<anonymous>' });
   });
 });
 

@@ -63,6 +63,25 @@ describe('StackStore', () => {
     expect(store.frames).toHaveLength(2);
   });
 
+  test('frame objects shared between samples get the ids equal copies get', () => {
+    const main = frame('main');
+    const a = frame('a', undefined, 10, 1);
+    const b = frame('b', undefined, 20, 1);
+    const c = frame('c', undefined, 30, 1);
+    const samples = [[b, a, main], [c, a, main], [a, main], [c, b, a, main], [b, a, main]];
+    const shared = new StackStore();
+    const copied = new StackStore();
+    const sharedIds = samples.map((s) => shared.add(s));
+    expect(samples.map((s) => copied.add(s.map((f) => ({ ...f }))))).toEqual(sharedIds);
+    expect(shared.frames).toEqual(copied.frames);
+    expect(shared.stacks).toEqual(copied.stacks);
+    expect(sharedIds[4]).toBe(sharedIds[0]);
+    // After clear(), a frame object seen before is interned afresh.
+    shared.clear();
+    expect(shared.add([c, main])).toBe(1);
+    expect(shared.frames).toEqual([main, c]);
+  });
+
   test('clear() forgets everything', () => {
     const store = new StackStore();
     store.add([frame('a'), frame('main')]);
