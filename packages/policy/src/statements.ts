@@ -20,7 +20,8 @@
  *   `a && b()` is 2, as `if (a) b();`, and `a && b && c()` too, as `if (a && b) c();` (the left
  *   operand is the test); `c ? d() : e()` is 2, as `if (c) d(); else e();`; an assignment of them
  *   counts the same: `x = c ? d : e` is 2;
- * - `var a = 1, b = 2` counts one per declarator; `return a(), b` and `if (a(), b)` count their sequence.
+ * - `var a = 1, b = 2` counts one per declarator; `return a(), b` counts its sequence, and `if (a(), b)`
+ *   counts as `a(); if (b)`.
  *
  * A `break` or `continue` is taken to go on after the innermost loop, `switch` or labelled statement
  * around it (one naming a target further out can only make the count longer). It reads only `type`
@@ -155,7 +156,8 @@ function statementPaths(node: Node | null | undefined): Paths {
       // form `a || b();` does.
       const guard = !node.alternate && consequent.next === NEVER && consequent.jump === NEVER && !isBareReturn(node.consequent);
       // `if (a(), b)` is `a(); if (b)`, as a minifier folds it.
-      const test = node.test?.type === 'SequenceExpression' ? countExpression(node.test) : guard ? 0 : 1;
+      const before = node.test?.type === 'SequenceExpression' ? node.test.expressions.slice(0, -1) : [];
+      const test = before.reduce((sum: number, e: Node) => sum + countExpression(e), guard ? 0 : 1);
       return then(paths(test), either(consequent, statementPaths(node.alternate)));
     }
     case 'ForStatement':

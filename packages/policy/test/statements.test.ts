@@ -38,6 +38,8 @@ describe('minified forms count like the readable forms they come from', () => {
     ['while (x) { if (y) { z(); } }', 'for (; x;) y && z();', 3],
     ['if (a) { throw e; }', 'if (a) throw e;', 1],
     ['a(); if (b) c();', 'if (a(), b) c();', 3],
+    ['a(); if (b) return c; d();', 'if (a(), b) return c; d();', 2],
+    ['a(); if (b && c) d();', 'if (a(), b && c) d();', 3],
     ['if (a) { b(); } else if (c) { d(); } else { e(); }', 'a ? b() : c ? d() : e();', 3],
   ];
 
