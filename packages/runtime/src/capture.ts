@@ -180,10 +180,10 @@ function fromParsed(f: ParsedFrame): RawFrame {
  * The frames of call sites already read, by script URL and position in it: a URL and a position
  * name one call in one function, so a call site seen before costs two Map lookups instead of the
  * CallSite calls for its lines, columns and name, and its frame object is shared between samples
- * (acorn's parser, 42 frames deep, sampled every 10 ms: a sample took about 380 µs, 250 µs with this and the stack
- * store's lookup by identity). Only for URLs that locate a file (`/…`, `file:`, `https:`, …): names
- * such as `evalmachine.<anonymous>` are shared by unrelated scripts. Forgotten when profiling
- * starts afresh, so a script changed under its URL meanwhile is read again.
+ * (acorn's parser, 42 frames deep, sampled every 10 ms: a sample took about 380 µs, 250 µs with
+ * this and the stack store's lookup by identity). Only for URLs that locate a file (`/…`, `file:`,
+ * `https:`, …): names such as `evalmachine.<anonymous>` are shared by unrelated scripts. Forgotten
+ * when profiling starts afresh, so a script changed under its URL meanwhile is read again.
  */
 const sitesRead = new Map<string, Map<number, RawFrame>>();
 let sitesReadCount = 0;
