@@ -84,7 +84,8 @@ export function exitCheckSource(hasOwnLoops: boolean): string {
  * with the label. A check before each `return` costs more too, as every copy (28 bytes of V8
  * bytecode) counts against V8's inlining budget: `{ const R = x; check; return R; }` for every
  * `return`, or `{ check; return x; }` where `x` is a name or a literal, ran acorn, markdown-it and
- * js-yaml +4.1/+7.2/+6.3% and +3.9/+6.6/+6.0% more instructions, the label +3.0/+4.1/+5.7%.
+ * js-yaml +4.1/+7.2/+6.3% and +3.9/+6.6/+6.0% more instructions, the label +3.0/+4.1/+5.7% (one
+ * run each; js-yaml's counts move by up to 4% with V8's seeds, acorn's and markdown-it's far less).
  * A function without `return`s needs neither: the check ends it.
  */
 export const BODY_LABEL = `${RUNTIME_GLOBAL}$l`;
