@@ -2,7 +2,7 @@
  * Captures the current JavaScript stack through `Error`, leaving `Error.stackTraceLimit` and
  * `Error.prepareStackTrace` exactly as the program had them.
  */
-import { ASYNC_BOUNDARY, ParsedFrame, StackLine, lineParserFor } from './stack-parsers';
+import { ASYNC_BOUNDARY, ParsedFrame, StackLine, lineParserFor, parseLines } from './stack-parsers';
 
 /**
  * A frame as captured, before it is named: innermost first. `line`/`column` are 1-based; for V8
@@ -155,10 +155,9 @@ const MAX_LINES_READ = 10000;
 /** The frames of a stack string, innermost first, up to the first async frame. */
 export function framesOf(stack: string): RawFrame[] {
   const parseLine = lineParserFor(stack);
-  let read = linesRead.get(parseLine);
-  if (!read) linesRead.set(parseLine, (read = new Map()));
-  const frames: RawFrame[] = [];
-  for (const line of stack.split('\n')) {
+  const read = linesRead.get(parseLine) ?? new Map();
+  linesRead.set(parseLine, read);
+  return parseLines(stack, (line) => {
     let frame = read.get(line);
     if (frame === undefined) {
       const parsed = parseLine(line);
@@ -166,10 +165,8 @@ export function framesOf(stack: string): RawFrame[] {
       if (read.size >= MAX_LINES_READ) read.clear();
       read.set(line, frame);
     }
-    if (frame === ASYNC_BOUNDARY) break;
-    if (frame) frames.push(frame);
-  }
-  return frames;
+    return frame;
+  });
 }
 
 function fromParsed(f: ParsedFrame): RawFrame {

@@ -107,8 +107,9 @@ export function lineParserFor(stack: string): (line: string) => StackLine {
   return /^\s*at /m.test(stack) ? parseV8Line : parseAtLine;
 }
 
-function parseLines(stack: string, parseLine: (line: string) => StackLine): ParsedFrame[] {
-  const frames: ParsedFrame[] = [];
+/** What each line of a stack string holds, innermost first, up to the first async frame. */
+export function parseLines<T>(stack: string, parseLine: (line: string) => T | typeof ASYNC_BOUNDARY | null): T[] {
+  const frames: T[] = [];
   for (const line of stack.split('\n')) {
     const read = parseLine(line);
     if (read === ASYNC_BOUNDARY) break;
