@@ -12,9 +12,9 @@ import {
   CHECK_SOURCE,
   canKeepReturnValue,
   COUNTER_ID,
-  checkSources,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
+  exitCheckSource,
   FunctionRecord,
   LineIndex,
   PolicyOptions,
@@ -46,10 +46,9 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   const options = normalizeOptions(rawOptions);
   const t: Types = api.types;
   // Parsed once from the policy's texts, so every front end inserts exactly the same code.
-  const sources = checkSources(options);
-  const entryCheckNode = api.template.statement.ast(sources.entry);
-  const loopingExitCheckNode = api.template.statement.ast(sources.loopingExit);
-  const checkNode = api.template.statement.ast(sources.other);
+  const entryCheckNode = api.template.statement.ast(ENTRY_CHECK_SOURCE);
+  const loopingExitCheckNode = api.template.statement.ast(exitCheckSource(true));
+  const checkNode = api.template.statement.ast(CHECK_SOURCE);
   const checks: Checks = {
     entry: () => t.cloneNode(entryCheckNode, true, true),
     exit: (hasOwnLoops) => t.cloneNode(hasOwnLoops ? loopingExitCheckNode : checkNode, true, true),

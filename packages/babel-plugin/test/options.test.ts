@@ -6,7 +6,7 @@ const SRC = 'function f() { a(); b(); }';
 test.each([
   [{ threshold: -1 }, 'option "threshold" must be a whole number of statements ≥ 0; got -1'],
   [{ threshold: '10' }, 'option "threshold" must be a whole number of statements ≥ 0; got "10"'],
-  [{ treshold: 10 }, 'unknown option "treshold"; known options are: threshold, loopingFunctions, loops, exits, countDown, runtime, importSource, include, exclude'],
+  [{ treshold: 10 }, 'unknown option "treshold"; known options are: threshold, loopingFunctions, loops, exits, runtime, importSource, include, exclude'],
   [{ runtime: 'esm' }, 'option "runtime" must be "global" or "import"; got "esm"'],
   [{ include: [42] }, 'option "include" must be a string, a RegExp or an array of them; got 42'],
   [{ exits: 'yes' }, 'option "exits" must be true or false; got "yes"'],

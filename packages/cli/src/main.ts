@@ -34,7 +34,7 @@ function withPlacementOptions(command: Command): Command {
 }
 
 function placementFrom(opts: any): PlacementOptions {
-  return { threshold: opts.threshold, loopingFunctions: opts.loopingFunctions !== false, loops: !!opts.loops, exits: opts.exits !== false, countDown: opts.countDown !== false };
+  return { threshold: opts.threshold, loopingFunctions: opts.loopingFunctions !== false, loops: !!opts.loops, exits: opts.exits !== false };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -75,7 +75,6 @@ export async function main(argv: string[]): Promise<number> {
     .option('--in-place', 'replace the files (atomically)')
     .option('--source-map', 'write a source map even for files that have none (files with one always get a chained map)')
     .option('--no-function-table', 'do not write <file>.jsprof.json beside each output (the table of its functions, which browsers\' runtimes fetch when a profiler stops, to name and place frames as Chromium does)')
-    .option('--no-count-down', 'checks only read the counter: they cost less, but sample only where the runtime has a sampler thread (Node; pages with SharedArrayBuffer, which cross-origin isolation gives)')
     .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}]} to stdout')
     .addHelpText(
       'after',

@@ -6,15 +6,13 @@
 import * as Module from 'node:module';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { install, runAsOwnWork, setFrameResolver, usesSamplerThread } from '@jsprof/runtime/node';
+import { install, runAsOwnWork, setFrameResolver } from '@jsprof/runtime/node';
 import { instrumentModule } from './instrument';
 import { shouldInstrument } from './filter';
 import { readSettings } from './options';
 import { registerModule, resolveFrame } from './sources';
 
 const settings = readSettings();
-// With the sampler thread (unless JSPROF_SAMPLER=count-down), checks only read the counter, which costs less.
-settings.instrument = { ...settings.instrument, countDown: !usesSamplerThread() };
 const state = globalThis as any;
 
 if (!state.__jsprofRegistered) {

@@ -214,15 +214,6 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(fs.existsSync(path.join(out, 'good.js'))).toBe(true);
   });
 
-  test('--no-count-down writes checks that only read the counter', () => {
-    const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'a.js'), 'function f(a) { return a + 1; }\n');
-    expect(jsprof(['instrument', dir, '--in-place', '--threshold', '1', '--no-count-down']).status).toBe(0);
-    const code = fs.readFileSync(path.join(dir, 'a.js'), 'utf8');
-    expect(code).toContain('if (__jsprof$c[0] < 0) delete __jsprof$s[1];');
-    expect(code).not.toContain('--__jsprof$c');
-  });
-
   test('--in-place leaves a broken file exactly as it was and leaves no temporary file', () => {
     const dir = tempDir();
     const bad = 'var x = ;\n';

@@ -14,9 +14,9 @@ import { OutputOffsets, outputOffsets } from './offsets';
 import { JsSyntaxError, parseJs } from './parse';
 import {
   BODY_LABEL,
-  CheckSources,
+  CHECK_SOURCE,
   canKeepReturnValue,
-  checkSources,
+  ENTRY_CHECK_SOURCE,
   LABELLED_BODY_OPEN,
   RETURN_VALUE_ID,
   labelledBodyClose,
@@ -24,6 +24,7 @@ import {
   LIST_ONLY_OPTIONS,
   LineIndex,
   PolicyOptions,
+  exitCheckSource,
   forEachChild,
   ecmaScriptName,
   functionName,
@@ -134,8 +135,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   };
   if (!enabled || !needsPrelude(options, program.sourceType === 'module', found.length)) return result(false);
 
-  const checks = checkSources(options);
-  for (const f of found) instrumentFunction(s, code, f, options, checks);
+  for (const f of found) instrumentFunction(s, code, f, options);
   s.appendRight(preludeOffset(code, program), preludeText(program, options));
   return result(true);
 }
@@ -165,15 +165,15 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
   };
 }
 
-function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions, checks: CheckSources) {
+function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions) {
   const { node } = f;
-  if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop, checks.other);
-  const exitCheck = f.loops.length > 0 ? checks.loopingExit : checks.other;
+  if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
+  const exitCheck = exitCheckSource(f.loops.length > 0);
   if (node.type === 'ArrowFunctionExpression' && node.expression) {
     // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
     const exit = options.exits && canKeepReturnValue(node.body);
     const at = arrowBodyStart(code, node);
-    s.appendRight(at, `{ ${checks.entry} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
+    s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
     s.appendLeft(node.end, exit ? `); ${exitCheck} return ${RETURN_VALUE_ID}; }` : '); }');
     return;
   }
@@ -187,7 +187,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
     first++;
   }
   const afterDirective = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
-  s.appendLeft(entryAt, `${afterDirective} ${checks.entry}`);
+  s.appendLeft(entryAt, `${afterDirective} ${ENTRY_CHECK_SOURCE}`);
   if (!options.exits) return;
   if (f.returns.length === 0) {
     // After the last statement, which may end without a semicolon.
@@ -272,12 +272,12 @@ function collectVarNames(node: Node, out: Set<string>) {
   forEachChild(node, (child) => collectVarNames(child, out));
 }
 
-function addLoopCheck(s: MagicString, loop: Node, check: string) {
+function addLoopCheck(s: MagicString, loop: Node) {
   const body = loop.body;
   if (body.type === 'BlockStatement') {
-    s.appendLeft(body.start + 1, ` ${check}`);
+    s.appendLeft(body.start + 1, ` ${CHECK_SOURCE}`);
   } else {
-    s.appendRight(body.start, `{ ${check} `);
+    s.appendRight(body.start, `{ ${CHECK_SOURCE} `);
     s.appendLeft(body.end, ' }');
   }
 }

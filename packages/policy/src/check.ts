@@ -44,8 +44,8 @@ export const CHECK_KIND = 0;
 export const ENTRY_CHECK_KIND = 1;
 export const LOOPING_EXIT_CHECK_KIND = 2;
 
-function checkSource(element: number, kind: number, countDown = true): string {
-  return `if (${countDown ? '--' : ''}${COUNTER_ID}[${element}] < 0) delete ${SLOW_PATH_ID}[${kind}];`;
+function checkSource(element: number, kind: number): string {
+  return `if (--${COUNTER_ID}[${element}] < 0) delete ${SLOW_PATH_ID}[${kind}];`;
 }
 
 /**
@@ -71,31 +71,9 @@ export const EXIT_CHECK_SOURCE = checkSource(1, LOOPING_EXIT_CHECK_KIND);
 /** The check at loop back-edges, and at the exit of a function without loops. */
 export const CHECK_SOURCE = checkSource(0, CHECK_KIND);
 
-/** The texts of the checks a front end inserts, given whether they count down (see `countDown` below). */
-export interface CheckSources {
-  entry: string;
-  /** At the exit of a function with loops of its own. */
-  loopingExit: string;
-  /** At loop back-edges, and at the exit of a function without loops. */
-  other: string;
-}
-
-/**
- * The checks, as counting down (the default) or, with `countDown: false`, only reading the
- * counter: `if (C[i] < 0) delete S[kind];`. A sampler thread sets the counter below 0 when a sample
- * is due, so both forms take it; without a thread, only a count-down can see a sample fall due
- * inside a long task. Reading alone costs less: a decrement stores to the counter at every check,
- * and each check's load waits for the store before it. Measured in one process, rounds alternating
- * with the plain library (AMD EPYC, Node 20, two runs each), reading alone took 0.2–1.5 points off
- * js-yaml's overhead, 4–8 off acorn's and 1–3 off markdown-it's. `jsprof run` and the register hook
- * instrument this way, as Node always has the thread.
- */
-export function checkSources(options: Pick<PolicyOptions, 'countDown'>): CheckSources {
-  return {
-    entry: checkSource(0, ENTRY_CHECK_KIND, options.countDown),
-    loopingExit: checkSource(1, LOOPING_EXIT_CHECK_KIND, options.countDown),
-    other: checkSource(0, CHECK_KIND, options.countDown),
-  };
+/** The check at a function's exit, given whether the function has loops of its own (not in nested functions or classes). */
+export function exitCheckSource(hasOwnLoops: boolean): string {
+  return hasOwnLoops ? EXIT_CHECK_SOURCE : CHECK_SOURCE;
 }
 
 /**

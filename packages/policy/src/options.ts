@@ -11,12 +11,6 @@ export interface PolicyOptions {
   loops: boolean;
   /** Also check when an instrumented function returns (after its body, or as a `return` leaves it; not on a throw). */
   exits: boolean;
-  /**
-   * Checks count down, so that the runtime can sample without a sampler thread (web pages that are
-   * not cross-origin isolated). False: checks only read the counter, which costs less, and samples
-   * are taken only where the runtime has a thread (Node; pages with SharedArrayBuffer).
-   */
-  countDown: boolean;
   /** How instrumented code reaches the runtime: the `__jsprof` global, or an import of `@jsprof/runtime`. */
   runtime: RuntimeAccess;
   /** Module specifier imported when `runtime` is `import`. */
@@ -27,8 +21,8 @@ export interface PolicyOptions {
   exclude: Array<string | RegExp>;
 }
 
-/** The options that decide which functions get checks, where, and how they read the counter: every front end and the CLI take them. */
-export type PlacementOptions = Pick<PolicyOptions, 'threshold' | 'loopingFunctions' | 'loops' | 'exits' | 'countDown'>;
+/** The options that decide which functions get checks and where: every front end and the CLI take them. */
+export type PlacementOptions = Pick<PolicyOptions, 'threshold' | 'loopingFunctions' | 'loops' | 'exits'>;
 
 export const DEFAULT_THRESHOLD = 10;
 
@@ -37,7 +31,6 @@ export const DEFAULT_OPTIONS: Readonly<PolicyOptions> = Object.freeze({
   loopingFunctions: true,
   loops: false,
   exits: true,
-  countDown: true,
   runtime: 'global',
   importSource: '@jsprof/runtime',
   include: [],
@@ -94,7 +87,7 @@ export function normalizeOptions(raw: unknown): PolicyOptions {
     }
     options.threshold = t;
   }
-  for (const flag of ['loopingFunctions', 'loops', 'exits', 'countDown'] as const) {
+  for (const flag of ['loopingFunctions', 'loops', 'exits'] as const) {
     if (input[flag] !== undefined) {
       if (typeof input[flag] !== 'boolean') {
         throw new OptionsError(`option "${flag}" must be true or false; got ${describe(input[flag])}`);

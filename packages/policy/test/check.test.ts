@@ -9,7 +9,7 @@ import {
   EXIT_CHECK_SOURCE,
   GLOBAL_MODULE_PRELUDE_SOURCE,
   GLOBAL_PRELUDE_SOURCE,
-  checkSources,
+  exitCheckSource,
   importPreludeSource,
   isInstrumentedSource,
   requirePreludeSource,
@@ -50,36 +50,11 @@ test('the texts parse as scripts and modules', () => {
 });
 
 test.each(GLOBAL_PRELUDES)('with the runtime, the prelude binds the counter and slow path: the checks count down and call it with their kind (%#)', (prelude) => {
-  expect(checkSources({ countDown: true })).toEqual({ entry: ENTRY_CHECK_SOURCE, loopingExit: EXIT_CHECK_SOURCE, other: CHECK_SOURCE });
+  expect(exitCheckSource(true)).toBe(EXIT_CHECK_SOURCE);
+  expect(exitCheckSource(false)).toBe(CHECK_SOURCE);
   const hook = recordingHook();
-  run(`${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}${CHECK_SOURCE}`, { __jsprof: hook });
+  run(`${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}${exitCheckSource(false)}`, { __jsprof: hook });
   expect(hook.calls).toEqual(['entry', 'looping exit', 'check', 'check']);
-});
-
-describe('checks that only read the counter (countDown: false)', () => {
-  const { entry, loopingExit, other } = checkSources({ countDown: false });
-  const checks = `${entry}${loopingExit}${other}`;
-
-  test('call the slow path with their kind while their element is below 0, and never change the counter', () => {
-    const hook = { c: new Int32Array([5, 0]), calls: [] as number[], s: slowPathTrap((kind) => hook.calls.push(kind)) };
-    run(`${GLOBAL_PRELUDE_SOURCE}\n${checks}${checks}`, { __jsprof: hook });
-    expect(hook.calls).toEqual([]);
-    hook.c.set([-1, -1]);
-    run(`${GLOBAL_PRELUDE_SOURCE}\n${checks}`, { __jsprof: hook });
-    expect(hook.calls).toEqual([1, 2, 0]);
-    expect(Array.from(hook.c)).toEqual([-1, -1]);
-  });
-
-  test.each(GLOBAL_PRELUDES)('without the runtime, call nothing (%#)', (prelude) => {
-    for (const strict of ['', '"use strict";']) {
-      expect(run(`${strict}${prelude}\nvar n = 0; for (var i = 0; i < 100; i++) { ${checks} n++; } [n, ${COUNTER_ID}.length];`)).toEqual([100, 0]);
-    }
-  });
-
-  test('parse where the counting checks do', () => {
-    expect(() => parse(`function f() { ${checks} }`, { sourceType: 'module' })).not.toThrow();
-    expect(checks).not.toContain('--');
-  });
 });
 
 test('counted down, a check calls the slow path once its element runs out, and only then', () => {

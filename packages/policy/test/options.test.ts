@@ -4,7 +4,7 @@ import { DEFAULT_OPTIONS, OptionsError, normalizeOptions, shouldInstrumentFile }
 describe('normalizeOptions', () => {
   test('nothing gives the defaults, with lists of its own', () => {
     const a = normalizeOptions(undefined);
-    expect(a).toEqual({ threshold: 10, loopingFunctions: true, loops: false, exits: true, countDown: true, runtime: 'global', importSource: '@jsprof/runtime', include: [], exclude: [] });
+    expect(a).toEqual({ threshold: 10, loopingFunctions: true, loops: false, exits: true, runtime: 'global', importSource: '@jsprof/runtime', include: [], exclude: [] });
     expect(normalizeOptions(null)).toEqual(a);
     expect(normalizeOptions({})).toEqual(a);
     a.include.push('x');
@@ -18,7 +18,6 @@ describe('normalizeOptions', () => {
       loopingFunctions: false,
       loops: true,
       exits: false,
-      countDown: false,
       runtime: 'import',
       importSource: 'my-runtime',
       include: 'src/',
@@ -29,7 +28,6 @@ describe('normalizeOptions', () => {
       loopingFunctions: false,
       loops: true,
       exits: false,
-      countDown: false,
       runtime: 'import',
       importSource: 'my-runtime',
       include: ['src/'],
@@ -40,7 +38,7 @@ describe('normalizeOptions', () => {
   test.each([
     ['a string', 'fast', 'options must be an object, got "fast"'],
     ['an array', [], 'options must be an object, got an array'],
-    ['an unknown option', { treshold: 3 }, 'unknown option "treshold"; known options are: threshold, loopingFunctions, loops, exits, countDown, runtime, importSource, include, exclude'],
+    ['an unknown option', { treshold: 3 }, 'unknown option "treshold"; known options are: threshold, loopingFunctions, loops, exits, runtime, importSource, include, exclude'],
     ['a negative threshold', { threshold: -1 }, 'option "threshold" must be a whole number of statements ≥ 0; got -1'],
     ['a fractional threshold', { threshold: 2.5 }, 'option "threshold" must be a whole number of statements ≥ 0; got 2.5'],
     ['a threshold string', { threshold: '10' }, 'option "threshold" must be a whole number of statements ≥ 0; got "10"'],
@@ -50,7 +48,6 @@ describe('normalizeOptions', () => {
     ['loops as a string', { loops: 'yes' }, 'option "loops" must be true or false; got "yes"'],
     ['loopingFunctions as a number', { loopingFunctions: 0 }, 'option "loopingFunctions" must be true or false; got 0'],
     ['exits as a number', { exits: 1 }, 'option "exits" must be true or false; got 1'],
-    ['countDown as a string', { countDown: 'no' }, 'option "countDown" must be true or false; got "no"'],
     ['an unknown runtime', { runtime: 'esm' }, 'option "runtime" must be "global" or "import"; got "esm"'],
     ['an empty importSource', { importSource: '' }, 'option "importSource" must be a module specifier string; got ""'],
     ['include of numbers', { include: [1] }, 'option "include" must be a string, a RegExp or an array of them; got 1'],

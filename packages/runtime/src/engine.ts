@@ -12,10 +12,8 @@
  *   after it falls due, as the thread would have it; the exit checks of functions with loops count
  *   on a second counter that reads the clock about every EXIT_READ_INTERVAL (see armExits), for
  *   time that passes in loops between sparse checks;
- * - thread mode: a sampler thread sees the time pass and sets both counters to -1 (marks the tick),
- *   which follows changes of the check rate at once; a count-down overshooting the tick stays armed
- *   as a backup. Checks that only read the counter (@jsprof/policy's `countDown: false`) sample in
- *   this mode only.
+ * - thread mode: a sampler thread sees the time pass and sets both counters to 0, which follows
+ *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
  * only fires when no JavaScript is running.
  */
@@ -27,7 +25,7 @@ export const REARM = 1 << 30;
 /** Count-down mode arms for this share of the checks expected before the tick: better early than late. */
 const UNDERSHOOT = 0.5;
 /**
- * Thread mode keeps a count-down too, for this many times the checks expected: the thread's mark can
+ * Thread mode keeps a count-down too, for this many times the checks expected: the thread's zero can
  * be overwritten by the check's own decrement, or not be seen for long (an optimised loop may keep the
  * counter in a register), so the count-down takes the tick when the thread is late.
  */
@@ -49,10 +47,10 @@ export const MAX_SESSIONS = 100;
 export interface Ticker {
   /** Whether the thread runs yet (until then, count-down mode samples). */
   ready(): boolean;
-  /** Sets when the thread marks the counter next. */
+  /** Sets when the thread zeroes the counter next. */
   setDue(time: number): void;
-  /** How many times the thread marked the counter (set it to -1) so far. */
-  marks(): number;
+  /** How many times the thread zeroed the counter so far. */
+  zeroes(): number;
   stop(): void;
 }
 
@@ -114,7 +112,7 @@ export class Engine {
   #paused = false;
   #armedAt = 0;
   #armedCount = 0;
-  #armedMarks = 0;
+  #armedZeroes = 0;
   #rate = 0;
   /** The window the next rate is learnt from: since when, and the checks counted in it. */
   #rateFrom = 0;
@@ -301,7 +299,7 @@ export class Engine {
   }
 
   /**
-   * Arms the exit checks' counter: with a thread, they wait for its mark; without one, they read the
+   * Arms the exit checks' counter: with a thread, they wait for its zero; without one, they read the
    * clock every so many exits that reads come about every EXIT_READ_INTERVAL ms, learnt from the
    * exits counted since the last read (doubling while they come faster than that).
    */
@@ -380,13 +378,13 @@ export class Engine {
     const due = this.#dueTime();
     const counter = this.hook.c;
     const ticker = this.#ticker?.ready() ? this.#ticker : null;
-    // Read before the counter is written: a mark the thread writes from here on (for the tick just
+    // Read before the counter is written: a zero the thread writes from here on (for the tick just
     // taken, racing with this re-arming) counts as fired in the next round, never as our count.
-    const marks = ticker ? ticker.marks() : 0;
+    const zeroes = ticker ? ticker.zeroes() : 0;
     const checks = this.#armedCount - counter[0];
     let count: number;
-    if (ticker && marks !== this.#armedMarks) {
-      // The thread marked the counter: how many checks ran is unknown. Halve the estimate, so that a
+    if (ticker && zeroes !== this.#armedZeroes) {
+      // The thread zeroed the counter: how many checks ran is unknown. Halve the estimate, so that a
       // rate learnt before the program slowed down cannot push the backup far out: the backup soon
       // runs out before the tick, and the rate is measured again.
       this.#rate *= 0.5;
@@ -424,7 +422,7 @@ export class Engine {
     }
     this.#armedCount = count;
     this.#armedAt = now;
-    this.#armedMarks = marks;
+    this.#armedZeroes = zeroes;
     // The thread learns the due time even before it runs: it may start while the count-down is long.
     this.#ticker?.setDue(due);
   }

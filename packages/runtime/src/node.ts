@@ -1,6 +1,6 @@
 /**
- * Node's sampler thread: a worker_threads worker that watches the clock and marks the shared
- * counter when a tick falls due, so the next check on the main thread takes the sample.
+ * Node's sampler thread: a worker_threads worker that watches the clock and sets the shared
+ * counter to 0 when a tick falls due, so the next check on the main thread takes the sample.
  */
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,14 +37,6 @@ function startWorkerTicker(counter: Int32Array): Ticker | null {
 /** Lets the engine sample from a thread in this process (the default under Node). */
 export function useSamplerThread(enabled = true): void {
   getEngine().platform.startTicker = enabled ? startWorkerTicker : undefined;
-}
-
-/**
- * Whether the engine samples from a thread: code instrumented for this process may then use checks
- * that only read the counter (@jsprof/policy's `countDown: false`), which sample in thread mode only.
- */
-export function usesSamplerThread(): boolean {
-  return getEngine().platform.startTicker === startWorkerTicker;
 }
 
 const inSamplerThread = !isMainThread && workerData?.[SAMPLER_THREAD] === true;

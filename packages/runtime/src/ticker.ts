@@ -1,8 +1,7 @@
 /**
  * The sampler thread, shared by Node (worker_threads) and browsers (a dedicated Worker): it watches
- * the clock and sets the shared counters to -1 when a tick falls due, so the next check on the main
- * thread takes the sample, whether it counts down (`--C[i] < 0`) or only reads (`C[i] < 0`). Only
- * where SharedArrayBuffer exists.
+ * the clock and sets the shared counters to 0 when a tick falls due, so the next check on the main
+ * thread takes the sample. Only where SharedArrayBuffer exists.
  */
 import type { Ticker } from './engine';
 
@@ -16,7 +15,7 @@ export interface TickerData {
 
 /**
  * The thread's loop, given `data` (a TickerData). `control` holds [due time, stop, ready]; `wake`
- * holds [generation (bumped to wake the thread), marks (how many times it marked the counter)].
+ * holds [generation (bumped to wake the thread), zeroes (how many times it zeroed the counter)].
  */
 export const TICKER_LOOP = `
 const counter = new Int32Array(data.counter);
@@ -30,8 +29,8 @@ for (;;) {
   const due = control[0];
   const now = performance.now() + offset;
   if (now >= due) {
-    Atomics.store(counter, 0, -1);
-    Atomics.store(counter, 1, -1);
+    Atomics.store(counter, 0, 0);
+    Atomics.store(counter, 1, 0);
     Atomics.add(wake, 1, 1);
     Atomics.wait(wake, 0, generation, 1);
   } else {
@@ -67,7 +66,7 @@ export function startTicker(counter: Int32Array, spawn: (data: TickerData) => ((
       // A later due time needs no wake-up (a futex call): the thread wakes at the earlier one and reads it.
       if (earlier) poke();
     },
-    marks: () => Atomics.load(wake, 1),
+    zeroes: () => Atomics.load(wake, 1),
     stop() {
       control[1] = 1;
       poke();

@@ -7,25 +7,25 @@ import { defaultResolver } from '../src/trace';
 
 interface FakeTicker extends Ticker {
   due: number;
-  marked: number;
+  zeroed: number;
 }
 
 function fakeTicker(): FakeTicker {
   return {
     due: Infinity,
-    marked: 0,
+    zeroed: 0,
     ready: () => true,
     setDue(time) {
       this.due = time;
     },
-    marks() {
-      return this.marked;
+    zeroes() {
+      return this.zeroed;
     },
     stop() {},
   };
 }
 
-function setup(options: { ticker?: FakeTicker; coarse?: boolean; readingChecks?: boolean } = {}) {
+function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
   // The Engine sets `s`, the Proxy the checks delete from; a test may wrap engine.slowPath to count calls.
@@ -64,12 +64,9 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean; readingChecks?:
       return session;
     },
     fired,
-    /**
-     * The inserted checks, as @jsprof/policy writes them: elsewhere, at an entry, at the exit of a
-     * function with loops; `check` counts down, or only reads the counter (`countDown: false`).
-     */
+    /** The inserted checks, as @jsprof/policy writes them: elsewhere, at an entry, at the exit of a function with loops. */
     check() {
-      if (options.readingChecks ? hook.c[0] < 0 : --hook.c[0] < 0) delete (hook.s as any)[CHECK];
+      if (--hook.c[0] < 0) delete (hook.s as any)[CHECK];
     },
     entryCheck() {
       if (--hook.c[0] < 0) delete (hook.s as any)[ENTRY_CHECK];
@@ -95,8 +92,8 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean; readingChecks?:
       env.check();
     },
     /**
-     * Runs checks for `ms` of simulated time, `perMs` checks per ms; a fake thread sets the counters
-     * to -1 when due (unless it is `lossy`: then its mark is always overwritten, as by the check's own decrement).
+     * Runs checks for `ms` of simulated time, `perMs` checks per ms; a fake thread zeroes the counter
+     * when due (unless it is `lossy`: then its zero is always overwritten, as by the check's own decrement).
      */
     run(ms: number, perMs: number, thread?: { ticker: FakeTicker; lossy?: boolean; stale?: boolean }) {
       const step = 1 / perMs;
@@ -107,15 +104,15 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean; readingChecks?:
       while (clock < end) {
         clock += step;
         if (thread && clock >= thread.ticker.due) {
-          thread.ticker.marked++;
-          if (!thread.lossy) hook.c.fill(-1);
+          thread.ticker.zeroed++;
+          if (!thread.lossy) hook.c.fill(0);
           staleFor = thread.ticker.due;
         }
         env.check();
         if (thread?.stale && staleFor !== Infinity && thread.ticker.due !== staleFor) {
-          // The thread read the old due before the main thread re-armed: its mark lands after.
-          hook.c.fill(-1);
-          thread.ticker.marked++;
+          // The thread read the old due before the main thread re-armed: its zero lands after.
+          hook.c.fill(0);
+          thread.ticker.zeroed++;
           staleFor = Infinity;
         }
       }
@@ -435,12 +432,12 @@ describe('arming', () => {
     expect(session.samples[0].stack).toBeGreaterThanOrEqual(0);
   });
 
-  test('thread: an exit the thread marked takes the tick at once', () => {
+  test('thread: an exit the thread zeroed takes the tick at once', () => {
     const ticker = fakeTicker();
     const env = setup({ ticker });
     const session = env.start();
     env.advance(10.1);
-    env.hook.c.fill(-1); // the thread's mark
+    env.hook.c.fill(0); // the thread's zero
     env.loopingExitCheck();
     expect(session.samples).toHaveLength(1);
   });
@@ -476,11 +473,11 @@ describe('arming', () => {
     expect(env.engine.mode).toBe('count-down');
     expect(ticker.due).toBe(env.clock + BASE_INTERVAL);
     running = true;
-    env.run(200, 0.2, { ticker }); // one check every 5 ms: the thread's mark takes the ticks
+    env.run(200, 0.2, { ticker }); // one check every 5 ms: the thread's zero takes the ticks
     expect(session.samples.length).toBeGreaterThanOrEqual(18);
   });
 
-  test('thread: the thread\'s mark takes the tick', () => {
+  test('thread: the thread\'s zero takes the tick', () => {
     const ticker = fakeTicker();
     const env = setup({ ticker });
     const session = env.start();
@@ -491,19 +488,7 @@ describe('arming', () => {
     expect(slow).toBeLessThan(100 * 4);
   });
 
-  test('thread: checks that only read the counter take the ticks the thread marks, and call the slow path for nothing else', () => {
-    const ticker = fakeTicker();
-    const env = setup({ ticker, readingChecks: true });
-    const session = env.start();
-    const slow = env.run(1000, 2000, { ticker });
-    expect(session.samples.length).toBeGreaterThanOrEqual(99);
-    expect(session.samples.every((s) => s.stack >= 0)).toBe(true);
-    expect(slow).toBe(session.samples.length);
-    const times = session.samples.map((s) => s.timestamp);
-    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(BASE_INTERVAL + 1);
-  });
-
-  test('thread: when the thread\'s mark is lost, the backup count-down takes the tick', () => {
+  test('thread: when the thread\'s zero is lost, the backup count-down takes the tick', () => {
     const ticker = fakeTicker();
     const env = setup({ ticker });
     const session = env.start();
@@ -528,7 +513,7 @@ describe('arming', () => {
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
   });
 
-  test('thread: a mark landing just after re-arming is not taken for a count-down run out', () => {
+  test('thread: a zero landing just after re-arming is not taken for a count-down run out', () => {
     const ticker = fakeTicker();
     const env = setup({ ticker });
     const session = env.start();

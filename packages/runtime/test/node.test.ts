@@ -150,54 +150,29 @@ describe('the package', () => {
 });
 
 describe('in a fresh process', () => {
-  /** Profiles 100 ms of the work fixture, as written, or with checks that only read the counter (`countDown: false`). */
-  const profileScript = (checks: 'counting' | 'reading' = 'counting') => `
+  const profileScript = `
     const rt = require(SRC + '/node.ts');
-    const Module = require('node:module');
-    const work = new Module(${JSON.stringify(WORK_FILE)});
-    const source = require('node:fs').readFileSync(${JSON.stringify(WORK_FILE)}, 'utf8');
-    work._compile(${checks === 'reading' ? "source.replaceAll('--__jsprof$c[', '__jsprof$c[')" : 'source'}, ${JSON.stringify(WORK_FILE)});
+    const work = require(${JSON.stringify(WORK_FILE)});
     (async () => {
       const p = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
       // The thread takes a moment to come up (longer on a loaded machine).
       const until = performance.now() + 5000;
       while (rt.samplerStats().mode !== 'thread' && performance.now() < until) { work.busy(5); await new Promise((r) => setTimeout(r, 10)); }
-      const from = performance.now();
-      work.exports.busy(100);
-      const to = performance.now();
+      work.busy(100);
       const trace = await p.stop();
-      const inBusy = trace.samples.filter((s) => s.timestamp >= from && s.timestamp <= to);
-      const names = (id) => (id === undefined ? [] : [trace.frames[trace.stacks[id].frameId].name, ...names(trace.stacks[id].parentId)]);
-      console.log(JSON.stringify({
-        mode: rt.samplerStats().mode,
-        stacked: inBusy.filter((s) => s.stackId !== undefined).length,
-        inBusy: inBusy.filter((s) => names(s.stackId).includes('busy')).length,
-        usesSamplerThread: rt.usesSamplerThread(),
-      }));
-    })();`.replaceAll('work.busy(5)', 'work.exports.busy(5)');
-
-  /** Samples during busy() show it, but for one its entry check may take (which leaves out its frame). */
-  const expectInBusy = (out: { stacked: number; inBusy: number }) => expect(out.inBusy).toBeGreaterThanOrEqual(out.stacked - 1);
+      console.log(JSON.stringify({ mode: rt.samplerStats().mode, stacked: trace.samples.filter((s) => s.stackId !== undefined).length }));
+    })();`;
 
   test('samples from a thread by default', () => {
-    const out = runChild(profileScript());
-    expect(out).toMatchObject({ mode: 'thread', usesSamplerThread: true });
+    const out = runChild(profileScript);
+    expect(out.mode).toBe('thread');
     expect(out.stacked).toBeGreaterThan(5);
-    expectInBusy(out);
   });
 
   test('JSPROF_SAMPLER=count-down keeps sampling on the main thread', () => {
-    const out = runChild(profileScript(), { JSPROF_SAMPLER: 'count-down' });
-    expect(out).toMatchObject({ mode: 'count-down', usesSamplerThread: false });
+    const out = runChild(profileScript, { JSPROF_SAMPLER: 'count-down' });
+    expect(out.mode).toBe('count-down');
     expect(out.stacked).toBeGreaterThan(5);
-    expectInBusy(out);
-  });
-
-  test('the thread takes samples at checks that only read the counter', () => {
-    const out = runChild(profileScript('reading'));
-    expect(out.mode).toBe('thread');
-    expect(out.stacked).toBeGreaterThan(5);
-    expectInBusy(out);
   });
 
   test('instrumented code runs unchanged without the runtime', () => {
