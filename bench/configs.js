@@ -2,11 +2,31 @@
 /** The check placements the benchmarks compare (jsprof's default is `default`). */
 const THRESHOLD = 10;
 
-const CONFIGS = [
+const ALL_CONFIGS = [
   { id: 'entry', label: 'entry only (--no-exits)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: false },
   { id: 'default', label: 'entry+exits (default)', threshold: THRESHOLD, loopingFunctions: true, loops: false, exits: true },
   { id: 'no-looping', label: 'entry+exits, --no-looping-functions', threshold: THRESHOLD, loopingFunctions: false, loops: false, exits: true },
   { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loopingFunctions: true, loops: true, exits: true },
 ];
 
-module.exports = { THRESHOLD, CONFIGS };
+/**
+ * The placements a benchmark runs, from its command line: `--placements id,id` (default: all) at
+ * `--threshold n` (default: jsprof's). Exits with a message on a bad value.
+ */
+function configsFrom(argv) {
+  const valueOf = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+  const fail = (message) => {
+    process.stderr.write(`bench: ${message}\n`);
+    process.exit(2);
+  };
+  const thresholdArg = valueOf('--threshold');
+  const threshold = thresholdArg === undefined ? THRESHOLD : Number(thresholdArg);
+  if (!/^\d+$/.test(String(thresholdArg ?? THRESHOLD))) fail('--threshold must be a whole number of statements ≥ 0');
+  const ids = valueOf('--placements')?.split(',') ?? ALL_CONFIGS.map((c) => c.id);
+  const unknown = ids.filter((id) => !ALL_CONFIGS.some((c) => c.id === id));
+  if (unknown.length || !ids.length) fail(`--placements takes a comma-separated list of ${ALL_CONFIGS.map((c) => c.id).join(', ')}; got ${ids.join(',') || 'nothing'}`);
+  const configs = ALL_CONFIGS.filter((c) => ids.includes(c.id)).map((c) => ({ ...c, threshold }));
+  return { threshold, configs };
+}
+
+module.exports = { configsFrom };

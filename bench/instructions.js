@@ -11,13 +11,13 @@
  * inserted or saved. The default placement runs once more with a sample taken every so many
  * checks (the workload's `sampleEvery`), as the runtime takes them: what a sample costs.
  *
- *   node bench/instructions.js [--only NAME]     (needs valgrind: apt-get install -y valgrind)
+ *   node bench/instructions.js [--only NAME] [--placements ID,ID] [--threshold N]     (needs valgrind: apt-get install -y valgrind)
  */
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { CONFIGS } = require('./configs');
+const { configsFrom } = require('./configs');
 const workloads = require('./instructions/workloads');
 const { instrumentModule } = require('../packages/cli/dist/instrument.js');
 const { instrumentOptions } = require('./measure');
@@ -25,6 +25,7 @@ const { instrumentOptions } = require('./measure');
 const ROOT = path.resolve(__dirname, '..');
 const ROUND = path.join(__dirname, 'instructions', 'round.js');
 const argv = process.argv.slice(2);
+const { configs: CONFIGS } = configsFrom(argv);
 const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
 const PARALLEL = Math.max(1, Math.min(2, os.cpus().length));
 

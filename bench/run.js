@@ -2,7 +2,7 @@
 /**
  * jsprof's benchmark: overhead and accuracy of four check placements on real programs.
  *
- *   node bench/run.js [--quick] [--only NAME] [--rounds N] [--reprint]
+ *   node bench/run.js [--quick] [--only NAME] [--rounds N] [--placements ID,ID] [--threshold N] [--reprint]
  *
  * For each program (bench/programs/), in interleaved rounds: the plain program (baseline), the
  * program with checks but no profiler (`node --import register.js`), the program under
@@ -24,11 +24,14 @@ const { compare, spread, frameMismatches } = require('./accuracy');
 const { pct, points, coverage, gap, table } = require('./report');
 const { Timeline, median } = require('./overhead');
 const { comparePhases } = require('./phases');
-const { THRESHOLD, CONFIGS } = require('./configs');
+const { configsFrom } = require('./configs');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
+const { threshold: THRESHOLD, configs: CONFIGS } = configsFrom(argv);
+/** The placement whose phase shares and frame mismatches are reported: the default, where it runs. */
+const MAIN_CONFIG = CONFIGS.find((c) => c.id === 'default') ?? CONFIGS[0];
 const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : QUICK ? 2 : 5; // overhead: runs of each variant
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   process.stderr.write('bench: --rounds must be a whole number of rounds ≥ 1\n');
@@ -175,8 +178,8 @@ function benchProgram(program) {
     times: times.toJSON(),
     noise: times.noise(),
     deterministic: checksums.size === 1,
-    // The default placement's shares of the program's phases, against the phases' own timers.
-    phases: comparePhases(keyOfPhase, runs['default/thread'], { works: v8Works, shares: v8Runs }, plainWorks),
+    // The main placement's shares of the program's phases, against the phases' own timers.
+    phases: comparePhases(keyOfPhase, runs[`${MAIN_CONFIG.id}/thread`], { works: v8Works, shares: v8Runs }, plainWorks),
     v8: {
       runs: v8Runs.length,
       samples: v8Runs.map((r) => r.samples),
@@ -279,7 +282,7 @@ function printTable(machine, results, summary, settings) {
   out.push('- all fns: also functions below the threshold; without checks they never appear as a leaf in jsprof, so that gap is expected to be larger.');
   out.push(`- V8 against itself, worst spread of one function's share between its runs: ${results.map((p) => `${p.name} ${p.v8.runs > 1 ? points(p.v8.spread.gap) : '-'}`).join(', ')}.`);
   out.push('');
-  out.push('phases: inclusive share of each phase function of the program (default placement, sampler thread) against the share of the work');
+  out.push(`phases: inclusive share of each phase function of the program (${MAIN_CONFIG.label}, sampler thread) against the share of the work`);
   out.push("phase's wall time it took by the program's own timers, in the runs each profiler profiled (plain runs' timers for reference):");
   for (const p of results.filter((r) => r.phases)) {
     const rows = p.phases.rows.map((r) => `${r.name} ${points(r.plain)} (jsprof ${points(r.jsprof)}/${points(r.jsprofTimer)}, V8 ${points(r.v8)}/${points(r.v8Timer)})`);
@@ -289,7 +292,7 @@ function printTable(machine, results, summary, settings) {
   for (const p of results) {
     if (!p.deterministic) notes.push(`${p.name}: results differed between runs`);
     if (p.v8.unmatched.length) notes.push(`${p.name}: ${p.v8.unmatched.length} V8 frame(s) start where the Babel plugin has no function, e.g. ${p.v8.unmatched.slice(0, 3).join('; ')}`);
-    const m = p.configs.find((c) => c.id === 'default').mismatches;
+    const m = p.configs.find((c) => c.id === MAIN_CONFIG.id).mismatches;
     if (m.unplaced.length) notes.push(`${p.name}: ${m.unplaced.length} jsprof frame(s) start where no function starts, e.g. ${m.unplaced.slice(0, 3).map((u) => `${u.name || "''"} ${u.key}`).join('; ')}`);
     if (m.names.length) notes.push(`${p.name}: ${m.names.length} frame(s) named differently than V8 names them, e.g. ${m.names.slice(0, 3).map((n) => `V8 '${n.v8}' jsprof '${n.jsprof}' (${n.key.split('/').pop()})`).join('; ')}`);
     for (const c of p.configs) {
