@@ -31,7 +31,7 @@ const QUICK = argv.includes('--quick');
 const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
 const { threshold: THRESHOLD, configs: CONFIGS } = configsFrom(argv);
 /** The placement whose phase shares and frame mismatches are reported: the default, where it runs. */
-const MAIN_CONFIG = CONFIGS.find((c) => c.id === 'default') ?? CONFIGS[0];
+const mainConfigOf = (configs) => configs.find((c) => c.id === 'default') ?? configs[0];
 const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : QUICK ? 2 : 5; // overhead: runs of each variant
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   process.stderr.write('bench: --rounds must be a whole number of rounds ≥ 1\n');
@@ -179,7 +179,7 @@ function benchProgram(program) {
     noise: times.noise(),
     deterministic: checksums.size === 1,
     // The main placement's shares of the program's phases, against the phases' own timers.
-    phases: comparePhases(keyOfPhase, runs[`${MAIN_CONFIG.id}/thread`], { works: v8Works, shares: v8Runs }, plainWorks),
+    phases: comparePhases(keyOfPhase, runs[`${mainConfigOf(CONFIGS).id}/thread`], { works: v8Works, shares: v8Runs }, plainWorks),
     v8: {
       runs: v8Runs.length,
       samples: v8Runs.map((r) => r.samples),
@@ -191,7 +191,7 @@ function benchProgram(program) {
 }
 
 function summarize(results) {
-  return CONFIGS.map((c) => {
+  return results[0].configs.map((c) => {
     const rows = results.map((p) => p.configs.find((x) => x.id === c.id));
     const mean = (f) => rows.reduce((s, r) => s + f(r), 0) / rows.length;
     const summary = {
@@ -212,6 +212,7 @@ function summarize(results) {
 }
 
 function printTable(machine, results, summary, settings) {
+  const main = mainConfigOf(results[0].configs);
   const { rounds, v8Runs, countDownRuns, v8ChecksRuns, threshold, quick } = settings;
   const out = [];
   out.push(`jsprof bench — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, ${machine.os}${quick ? ' (--quick)' : ''}`);
@@ -234,7 +235,8 @@ function printTable(machine, results, summary, settings) {
   for (const p of results) {
     if (rows.length) rows.push('rule');
     p.configs.forEach((c, i) => {
-      const first = [`${p.name}`, `${Math.round(p.baselineMs)} ms, ±${((p.noise || 0) * 100).toFixed(1)}%`, ''][i] || '';
+      const baseline = `${Math.round(p.baselineMs)} ms, ±${((p.noise || 0) * 100).toFixed(1)}%`;
+      const first = (p.configs.length > 1 ? [p.name, baseline] : [`${p.name} ${baseline}`])[i] || '';
       rows.push([
         first,
         c.label,
@@ -282,7 +284,7 @@ function printTable(machine, results, summary, settings) {
   out.push('- all fns: also functions below the threshold; without checks they never appear as a leaf in jsprof, so that gap is expected to be larger.');
   out.push(`- V8 against itself, worst spread of one function's share between its runs: ${results.map((p) => `${p.name} ${p.v8.runs > 1 ? points(p.v8.spread.gap) : '-'}`).join(', ')}.`);
   out.push('');
-  out.push(`phases: inclusive share of each phase function of the program (${MAIN_CONFIG.label}, sampler thread) against the share of the work`);
+  out.push(`phases: inclusive share of each phase function of the program (${main.label}, sampler thread) against the share of the work`);
   out.push("phase's wall time it took by the program's own timers, in the runs each profiler profiled (plain runs' timers for reference):");
   for (const p of results.filter((r) => r.phases)) {
     const rows = p.phases.rows.map((r) => `${r.name} ${points(r.plain)} (jsprof ${points(r.jsprof)}/${points(r.jsprofTimer)}, V8 ${points(r.v8)}/${points(r.v8Timer)})`);
@@ -292,7 +294,7 @@ function printTable(machine, results, summary, settings) {
   for (const p of results) {
     if (!p.deterministic) notes.push(`${p.name}: results differed between runs`);
     if (p.v8.unmatched.length) notes.push(`${p.name}: ${p.v8.unmatched.length} V8 frame(s) start where the Babel plugin has no function, e.g. ${p.v8.unmatched.slice(0, 3).join('; ')}`);
-    const m = p.configs.find((c) => c.id === MAIN_CONFIG.id).mismatches;
+    const m = p.configs.find((c) => c.id === main.id).mismatches;
     if (m.unplaced.length) notes.push(`${p.name}: ${m.unplaced.length} jsprof frame(s) start where no function starts, e.g. ${m.unplaced.slice(0, 3).map((u) => `${u.name || "''"} ${u.key}`).join('; ')}`);
     if (m.names.length) notes.push(`${p.name}: ${m.names.length} frame(s) named differently than V8 names them, e.g. ${m.names.slice(0, 3).map((n) => `V8 '${n.v8}' jsprof '${n.jsprof}' (${n.key.split('/').pop()})`).join('; ')}`);
     for (const c of p.configs) {
