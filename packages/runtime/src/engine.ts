@@ -119,10 +119,6 @@ export class Engine {
   #rateChecks = 0;
   #exitsArmed = 0;
   #exitsArmedAt = 0;
-  /** Exits of functions with loops per ms (count-down mode), learnt as #rate is, from at least EXIT_READ_INTERVAL. */
-  #exitRate = 0;
-  #exitRateFrom = 0;
-  #exitRateExits = 0;
   resolver: FrameResolver = defaultResolver;
   /** Loads what the resolver needs for these frames before a trace is built (see stopAsync). */
   prepareFrames?: (frames: RawFrame[]) => Promise<void>;
@@ -305,8 +301,7 @@ export class Engine {
   /**
    * Arms the exit checks' counter: with a thread, they wait for its zero; without one, they read the
    * clock every so many exits that reads come about every EXIT_READ_INTERVAL ms, learnt from the
-   * exits counted since the last read (doubling while they come faster than that), and no later
-   * than the count-down's share of the time left before the tick (see closeExitsIn).
+   * exits counted since the last read (doubling while they come faster than that).
    */
   #armExits(now: number) {
     const counter = this.hook.c;
@@ -316,33 +311,9 @@ export class Engine {
     }
     const exits = this.#exitsArmed - counter[1];
     const elapsed = now - this.#exitsArmedAt;
-    this.#exitRateExits += Math.max(0, exits);
-    if (now - this.#exitRateFrom >= EXIT_READ_INTERVAL) {
-      this.#exitRate = this.#exitRateExits / (now - this.#exitRateFrom);
-      this.#exitRateFrom = now;
-      this.#exitRateExits = 0;
-    }
     const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.#exitsArmed);
     counter[1] = this.#exitsArmed = Math.min(REARM, Math.max(0, count));
     this.#exitsArmedAt = now;
-    this.#closeExitsIn(now);
-  }
-
-  /**
-   * Lets the exits close in on the tick as the count-down does: at most the share of the exits
-   * expected before it. Otherwise a tick falling due inside a short function with loops, called
-   * over and over, would wait for the next entry check, which leaves the function out, and the
-   * function would lose the time spent in it to its callers.
-   */
-  #closeExitsIn(now: number) {
-    if (this.#exitRate <= 0) return;
-    const counter = this.hook.c;
-    const untilTick = Math.max(0, Math.floor(this.#exitRate * (this.#dueTime() - now) * UNDERSHOOT));
-    const over = counter[1] - untilTick;
-    if (over <= 0) return;
-    // Both lowered alike, so the exits counted since the last clock read stay as counted.
-    counter[1] -= over;
-    this.#exitsArmed -= over;
   }
 
   readonly #idleTick = () => {
@@ -447,10 +418,7 @@ export class Engine {
     } else if (counter[1] > this.#exitsArmed) {
       // disarmed meanwhile (or a thread stopped): exits read the clock again from the next one
       counter[1] = this.#exitsArmed = 0;
-      this.#exitsArmedAt = this.#exitRateFrom = now;
-      this.#exitRateExits = 0;
-    } else {
-      this.#closeExitsIn(now);
+      this.#exitsArmedAt = now;
     }
     this.#armedCount = count;
     this.#armedAt = now;
