@@ -14,11 +14,11 @@
  * none of a function's inlining budget, as a called check does. A check that only reads the counter
  * (`if (C[i] < 0) …`, which a thread setting it below 0 would serve, but not a count-down) costs
  * the same: 0.82 ns per check either way in a tight loop on Node 20, and no difference beyond the
- * noise in the bench programs. The slow path is reached by a
- * `delete`, not a call, because V8 compiles an operation that records feedback (a call, a property
- * read) as a deoptimisation while it has never run: a call would deoptimise each function at the
- * first sample taken at each of its checks, and at each check of every function inlined into it,
- * and the function would be optimised again, for as long as a profiler runs. `delete` records no
+ * noise in the bench programs. The slow path is reached by a `delete`, not a call, because V8
+ * compiles an operation that records feedback (a call, a property read) as a deoptimisation while
+ * it has never run: a call would deoptimise each function at the first sample taken at each of
+ * its checks, and at each check of every function inlined into it, and the function would be
+ * optimised again, for as long as a profiler runs. `delete` records no
  * feedback, so it is compiled in from the start. By V8's instructions on acorn's workload sampled
  * every 160,000 checks, a sample cost 9.8 million instructions with a call (a scratch harness) and
  * 2.0 million with `delete` (bench/instructions.js); while no profiler runs, checks cost 1.7% more
