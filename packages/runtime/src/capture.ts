@@ -155,8 +155,8 @@ const MAX_LINES_READ = 10000;
 /** The frames of a stack string, innermost first, up to the first async frame. */
 export function framesOf(stack: string): RawFrame[] {
   const parseLine = lineParserFor(stack);
-  const read = linesRead.get(parseLine) ?? new Map();
-  linesRead.set(parseLine, read);
+  let read = linesRead.get(parseLine);
+  if (!read) linesRead.set(parseLine, (read = new Map()));
   return parseLines(stack, (line) => {
     let frame = read.get(line);
     if (frame === undefined) {
@@ -213,7 +213,8 @@ function fromCallSite(site: CallSite): RawFrame {
     native: !url && !isEval,
   };
   if (position !== undefined) {
-    if (sitesReadCount++ >= MAX_SITES_READ) forgetCallSites();
+    if (sitesReadCount >= MAX_SITES_READ) forgetCallSites();
+    sitesReadCount++;
     let read = sitesRead.get(url!);
     if (!read) sitesRead.set(url!, (read = new Map()));
     read.set(position, frame);

@@ -128,12 +128,12 @@ function sameFrame(a: RawFrame, b: RawFrame): boolean {
   return (
     a === b ||
     (a.line === b.line &&
-    a.column === b.column &&
-    a.callLine === b.callLine &&
-    a.callColumn === b.callColumn &&
-    a.name === b.name &&
-    a.url === b.url &&
-    a.native === b.native)
+      a.column === b.column &&
+      a.callLine === b.callLine &&
+      a.callColumn === b.callColumn &&
+      a.name === b.name &&
+      a.url === b.url &&
+      a.native === b.native)
   );
 }
 
