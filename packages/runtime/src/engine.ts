@@ -8,10 +8,11 @@
  * learns a tick is due:
  * - count-down mode (no SharedArrayBuffer): the counter holds the number of checks expected before
  *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun: each
- *   arming covers half the time left, closing in on the tick, which is taken at the first check
- *   after it falls due, as the thread would have it; the exit checks of functions with loops count
- *   on a second counter that reads the clock about every EXIT_READ_INTERVAL (see armExits), for
- *   time that passes in loops between sparse checks;
+ *   arming covers a tenth of the time left, closing in on the tick, and in its FINAL_STRETCH every
+ *   check calls the slow path, so that the tick is taken at the first check after it falls due, as
+ *   the thread would have it; the exit checks of functions with loops count on a second counter
+ *   that reads the clock about every EXIT_READ_INTERVAL (see armExits), for time that passes in
+ *   loops between sparse checks;
  * - thread mode: a sampler thread sees the time pass and sets both counters to 0, which follows
  *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
@@ -22,8 +23,11 @@ import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaul
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
-/** Count-down mode arms for this share of the checks expected before the tick: better early than late. */
-const UNDERSHOOT = 0.5;
+/**
+ * Count-down mode arms for this share of the checks expected before the tick: better early than
+ * late, and early unless the checks slow down more than tenfold before the tick.
+ */
+const UNDERSHOOT = 0.1;
 /**
  * Thread mode keeps a count-down too, for this many times the checks expected: the thread's zero can
  * be overwritten by the check's own decrement, or not be seen for long (an optimised loop may keep the
@@ -42,6 +46,13 @@ const MIN_ELAPSED = 0.02;
  * frequent (short functions called in a hot path), so that the reads cost little.
  */
 const EXIT_READ_INTERVAL = 0.1;
+/**
+ * Without a thread, every check calls the slow path once a clock read finds the tick this close
+ * (ms), so that the first check after the tick takes it, whatever its kind: the exit of a function
+ * with loops too, which would otherwise wait for its next clock read, and leave a tick that fell
+ * due inside it to the next entry check, which leaves it out.
+ */
+const FINAL_STRETCH = 0.005;
 export const MAX_SESSIONS = 100;
 
 export interface Ticker {
@@ -119,6 +130,8 @@ export class Engine {
   #rateChecks = 0;
   #exitsArmed = 0;
   #exitsArmedAt = 0;
+  /** Count-down mode: every check calls the slow path (the final stretch, or a tick left to the next check). */
+  #everyCheck = false;
   resolver: FrameResolver = defaultResolver;
   /** Loads what the resolver needs for these frames before a trace is built (see stopAsync). */
   prepareFrames?: (frames: RawFrame[]) => Promise<void>;
@@ -272,7 +285,12 @@ export class Engine {
       }
       const now = this.platform.now();
       if (now < this.#dueTime() && kind === LOOPING_EXIT_CHECK) {
-        this.#armExits(now);
+        if (this.#inFinalStretch(now)) this.#arm(now);
+        else this.#armExits(now);
+        return;
+      }
+      if (now >= this.#dueTime() && kind === LOOPING_EXIT_CHECK && this.#lateForThisExit(now)) {
+        this.#armEveryCheck(now);
         return;
       }
       if (now >= this.#dueTime()) {
@@ -313,6 +331,34 @@ export class Engine {
     const elapsed = now - this.#exitsArmedAt;
     const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.#exitsArmed);
     counter[1] = this.#exitsArmed = Math.min(REARM, Math.max(0, count));
+    this.#exitsArmedAt = now;
+  }
+
+  #inFinalStretch(now: number): boolean {
+    return !this.#ticker?.ready() && this.#dueTime() - now < FINAL_STRETCH;
+  }
+
+  /**
+   * Without a thread, whether an exit of a function with loops that finds the tick already due
+   * should leave it to the next check: it should when the tick fell due longer ago than this exit's
+   * share of the time since the exits last read the clock. Such a tick most likely fell due
+   * elsewhere, in a pause (a garbage collection) or where the count-down overran it, and the exits
+   * of a short function with loops called over and over, which read the clock more often than the
+   * count-down runs out, would find most of those ticks (acorn's `skipSpace` got 12–14% of the
+   * samples for 2% of the time). A function that looped for long has its exit to itself, and keeps
+   * the tick.
+   */
+  #lateForThisExit(now: number): boolean {
+    if (this.#ticker?.ready() || this.#everyCheck) return false;
+    const exits = this.#exitsArmed - this.hook.c[1];
+    return (now - this.#dueTime()) * exits > now - this.#exitsArmedAt;
+  }
+
+  /** Every check, of any kind, calls the slow path until the next arming. */
+  #armEveryCheck(now: number) {
+    this.#everyCheck = true;
+    this.hook.c[0] = 0;
+    this.hook.c[1] = this.#exitsArmed = 0;
     this.#exitsArmedAt = now;
   }
 
@@ -412,9 +458,12 @@ export class Engine {
       count = this.#rate > 0 ? Math.floor(this.#rate * (due - now) * (ticker ? BACKUP : UNDERSHOOT)) : Math.max(1, checks * 2);
     }
     count = Math.min(REARM, Math.max(0, count));
+    this.#everyCheck = false;
     counter[0] = count;
     if (ticker) {
       counter[1] = REARM;
+    } else if (this.#inFinalStretch(now)) {
+      this.#armEveryCheck(now);
     } else if (counter[1] > this.#exitsArmed) {
       // disarmed meanwhile (or a thread stopped): exits read the clock again from the next one
       counter[1] = this.#exitsArmed = 0;

@@ -349,8 +349,9 @@ describe('arming', () => {
     const slow = env.run(1000, 2000); // 2000 checks per ms
     expect(session.samples.length).toBeGreaterThanOrEqual(99);
     expect(session.samples.every((s) => s.stack >= 0)).toBe(true);
-    // Each call arms for half the checks left: about log2(checks per tick) calls per tick.
-    expect(slow).toBeLessThan(100 * (Math.log2(2000 * BASE_INTERVAL) + 3));
+    // Each call arms for a tenth of the checks left, about ln(checks per tick) / ln(10 / 9) calls per
+    // tick, and every check of the last 5 µs calls it: about 105 calls per tick, not 20,000.
+    expect(slow).toBeLessThan(100 * 130);
     // Taken close to the grid: never two intervals apart.
     const times = session.samples.map((s) => s.timestamp);
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThanOrEqual(2 * BASE_INTERVAL);
@@ -453,6 +454,64 @@ describe('arming', () => {
     }
     expect(reads).toBeLessThan(400);
     expect(reads).toBeGreaterThan(50);
+  });
+
+  /**
+   * Runs a caller that calls `f`, a short function with loops, over and over, for `ms` of simulated
+   * time: `callerMs(i)` in the caller before the i-th call (with `callerChecks(i)` checks spread over it), `fMs` in f between its
+   * entry check and its exit check. Returns the share of the samples taken at f's exit (which keep
+   * f's frame) and the slow-path calls per sample. Periods far from dividing the 10 ms grid, so that
+   * ticks fall due anywhere in the cycle.
+   */
+  function shortLoopingFunction(ms: number, callerMs: (i: number) => number, fMs: number, callerChecks = (_i: number) => 1) {
+    const env = setup();
+    const session = env.start();
+    const start = env.clock;
+    let slow = 0;
+    env.onSlowPath(() => slow++);
+    let atExit = 0;
+    for (let i = 0; env.clock < start + ms; i++) {
+      const checks = callerChecks(i);
+      for (let c = 0; c < checks; c++) {
+        env.advance(callerMs(i) / checks);
+        env.check();
+      }
+      env.entryCheck();
+      env.advance(fMs);
+      const before = session.samples.length;
+      env.loopingExitCheck();
+      atExit += session.samples.length - before;
+    }
+    expect(session.samples.length).toBeGreaterThanOrEqual(0.99 * (ms / BASE_INTERVAL));
+    return { atExit: atExit / session.samples.length, slowPerSample: slow / session.samples.length };
+  }
+
+  test('count-down: a short function with loops called over and over gets the ticks that fall due inside it, at its exit', () => {
+    // About half the time is spent in f: a tick falling due there is taken at f's exit, with f's frame.
+    const { atExit, slowPerSample } = shortLoopingFunction(10_000, () => 0.00053, 0.00051);
+    expect(atExit).toBeGreaterThan(0.4);
+    expect(atExit).toBeLessThan(0.6);
+    // Not every check (19,000 a tick) calls the slow path: the count-down's armings, the exits' clock
+    // reads about every 0.1 ms, and every check of the last 5 µs before the tick.
+    expect(slowPerSample).toBeLessThan(250);
+  });
+
+  test('count-down: a short function with loops that takes little time gets few ticks, however often it runs', () => {
+    // acorn's skipSpace: called after every token, 10% of the time, half the checks.
+    const { atExit } = shortLoopingFunction(2000, () => 0.000184079, 0.00002);
+    expect(atExit).toBeGreaterThan(0.05);
+    expect(atExit).toBeLessThan(0.15);
+    // The same where the rate of checks changes tenfold every 50 calls.
+    expect(shortLoopingFunction(2000, () => 0.000184079, 0.00002, (i) => (Math.floor(i / 50) % 2 ? 10 : 1)).atExit).toBeLessThan(0.15);
+  });
+
+  test('count-down: a tick that fell due during a pause in the caller is not charged to the first exit of a function with loops to read the clock', () => {
+    // A 0.2 ms pause (a garbage collection) every 1000 calls: half the time, and f's 5%. The exits
+    // of f read the clock every 0.1 ms or so, more often than the count-down runs out, and would
+    // find many of the ticks that fell due in a pause, which are the caller's (10% at f's exit).
+    const { atExit } = shortLoopingFunction(2000, (i) => (i % 1000 === 999 ? 0.2 : 0.000184079), 0.00002);
+    expect(atExit).toBeGreaterThan(0.025);
+    expect(atExit).toBeLessThan(0.075);
   });
 
   test('thread: exit checks call the slow path only when the thread says a tick is due', () => {
