@@ -284,16 +284,17 @@ export class Engine {
         return;
       }
       const now = this.platform.now();
-      if (now < this.#dueTime() && kind === LOOPING_EXIT_CHECK) {
+      const due = now >= this.#dueTime();
+      if (kind === LOOPING_EXIT_CHECK && !due) {
         if (this.#inFinalStretch(now)) this.#arm(now);
         else this.#armExits(now);
         return;
       }
-      if (now >= this.#dueTime() && kind === LOOPING_EXIT_CHECK && this.#lateForThisExit(now)) {
+      if (kind === LOOPING_EXIT_CHECK && this.#lateForThisExit(now)) {
         this.#armEveryCheck(now);
         return;
       }
-      if (now >= this.#dueTime()) {
+      if (due) {
         let stack = -1;
         try {
           stack = this.store.add(captureStack(this.#trap, kind === ENTRY_CHECK ? 1 : 0));
