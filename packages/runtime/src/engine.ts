@@ -358,6 +358,8 @@ export class Engine {
   /** Every check, of any kind, calls the slow path until the next arming. */
   #armEveryCheck(now: number) {
     this.#everyCheck = true;
+    // the checks counted since the last arming stay counted, for the rate (see arm)
+    this.#armedCount -= this.hook.c[0];
     this.hook.c[0] = 0;
     this.hook.c[1] = this.#exitsArmed = 0;
     this.#exitsArmedAt = now;
@@ -460,7 +462,7 @@ export class Engine {
     }
     count = Math.min(REARM, Math.max(0, count));
     this.#everyCheck = false;
-    counter[0] = count;
+    counter[0] = this.#armedCount = count;
     if (ticker) {
       counter[1] = REARM;
     } else if (this.#inFinalStretch(now)) {
@@ -470,7 +472,6 @@ export class Engine {
       counter[1] = this.#exitsArmed = 0;
       this.#exitsArmedAt = now;
     }
-    this.#armedCount = count;
     this.#armedAt = now;
     this.#armedZeroes = zeroes;
     // The thread learns the due time even before it runs: it may start while the count-down is long.
