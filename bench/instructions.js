@@ -2,14 +2,15 @@
 /**
  * What the checks cost in instructions executed, where wall time is too noisy to tell a few percent
  * apart: each library's workload (bench/instructions/workloads.js) runs under valgrind (cachegrind,
- * no cache simulation) in V8 without background threads and with fixed random seeds, once for one
- * round and once for three (js-yaml: three and nine); the difference, per round, is one round once
- * the code is optimised. Runs of acorn's long round agree to 0.01–1.6%; js-yaml's short one moved by
- * 10% between runs over one round to three (garbage collection and tier-up still vary), so compare
- * placements within one run. Instructions are not
- * time (a load that misses the cache costs more than an add), but they move with every check
- * inserted or saved. The default placement runs once more with a sample taken every so many
- * checks (the workload's `sampleEvery`), as the runtime takes them: what a sample costs.
+ * no cache simulation) in V8 without background threads, with fixed random seeds and a predictable
+ * garbage collection schedule, for two numbers of rounds; the difference, per round, is one round
+ * once the code is optimised (the rounds compared come after tier-up: see workloads.js). Without
+ * the fixed schedule, acorn's round moved by up to 20% between spans of rounds, as collections
+ * fell in different rounds. Instructions are not time (a load that misses the cache costs more
+ * than an add), but they move with every check inserted or saved. Compilation and tier-up are not
+ * in these counts: the checks' larger bytecode costs there too, which the wall-time bench sees. The
+ * default placement runs once more with a sample taken every so many checks (the workload's
+ * `sampleEvery`), as the runtime takes them: what a sample costs.
  *
  *   node bench/instructions.js [--only NAME] [--placements ID,ID] [--threshold N]     (needs valgrind: apt-get install -y valgrind)
  */
@@ -41,7 +42,7 @@ if (ONLY && !workloads[ONLY]) {
 /** Instructions executed by one process running `rounds` rounds. */
 function instructions(program, libraryFile, codeFile, rounds, sampleEvery) {
   const args = ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', '--smc-check=all-non-file',
-    process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', ROUND, program, libraryFile, codeFile, String(rounds), ...(sampleEvery ? [String(sampleEvery)] : [])];
+    process.execPath, '--single-threaded', '--predictable-gc-schedule', '--hash-seed=1', '--random-seed=1', ROUND, program, libraryFile, codeFile, String(rounds), ...(sampleEvery ? [String(sampleEvery)] : [])];
   return new Promise((resolve, reject) => {
     const child = spawn('valgrind', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

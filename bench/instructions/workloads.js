@@ -1,9 +1,14 @@
 'use strict';
 /**
  * What bench/instructions.js runs each library through, one round each (a checksum back), the
- * numbers of rounds it compares (default [1, 3]), and how many checks apart its sampled run takes
- * samples: about 25 a round (outside valgrind, acorn's round takes about 160 ms, markdown-it's 25 ms
- * and js-yaml's 8 ms, so all are sampled more often than every 10 ms: compare the cost of a sample).
+ * numbers of rounds it compares, and how many checks apart its sampled run takes samples: about 25
+ * a round (outside valgrind, acorn's round takes about 160 ms, markdown-it's 25 ms and js-yaml's
+ * 8 ms, so all are sampled more often than every 10 ms: compare the cost of a sample).
+ *
+ * The rounds compared come after V8 has compiled the hot code: markdown-it's first round runs 716
+ * million instructions, its third 428 million, and from the twentieth on 223 million, so rounds 1 to
+ * 3 measured mostly compilation and tier-up, not the checks. Under a predictable garbage collection
+ * schedule (bench/instructions.js) the round after these spans moves by about 4% at most.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,6 +42,7 @@ const MARKDOWN = Array.from({ length: 150 }, (_, i) => [`## ${sentence(4, i)}`, 
 module.exports = {
   acorn: {
     library: 'acorn/dist/acorn.js',
+    rounds: [4, 8],
     sampleEvery: 64000,
     work(acorn) {
       let n = 0;
@@ -49,13 +55,14 @@ module.exports = {
   },
   'markdown-it': {
     library: 'markdown-it/dist/markdown-it.cjs.js',
+    rounds: [10, 20],
     sampleEvery: 6400,
     work: (MarkdownIt) => MarkdownIt({ linkify: true, typographer: true }).render(MARKDOWN).length,
   },
   'js-yaml': {
     library: 'js-yaml/dist/js-yaml.js',
-    // A short round, whose count moves with garbage collection and tier-up: the mean of six.
-    rounds: [3, 9],
+    // A short round: the mean of twelve.
+    rounds: [9, 21],
     sampleEvery: 5600,
     work: (yaml) => yaml.load(yaml.dump(RECORDS)).length,
   },

@@ -21,8 +21,8 @@
  * optimised again, for as long as a profiler runs. `delete` records no
  * feedback, so it is compiled in from the start. By V8's instructions on acorn's workload sampled
  * every 160,000 checks, a sample cost 9.8 million instructions with a call (a scratch harness) and
- * 2.0 million with `delete` (bench/instructions.js); while no profiler runs, checks cost 1.7% more
- * with `delete`.
+ * 2.0 million with `delete` (bench/instructions.js over rounds 1 to 3, before it skipped tier-up);
+ * while no profiler runs, checks cost 1.7% more with `delete`.
  *
  * The kind tells the slow path where the check is: at a function's entry (the function has not run
  * yet, so the time since the sample fell due was spent by its callers, and the sample leaves the
@@ -82,13 +82,14 @@ export function exitCheckSource(hasOwnLoops: boolean): string {
 /**
  * A function with `return`s runs its body in a block with this label; each `return x;` in it
  * becomes `{ R = x; break L; }`, and the exit check follows the block, then `return R;`. An exit
- * check in a `try/finally` would also run on a throw, but costs far more: by bench/instructions.js,
- * acorn and markdown-it ran +9.9% and +15.7% more instructions with `try/finally`, +4.1% and +7.8%
- * with the label. A check before each `return` costs more too, as every copy (28 bytes of V8
- * bytecode) counts against V8's inlining budget: `{ const R = x; check; return R; }` for every
- * `return`, or `{ check; return x; }` where `x` is a name or a literal, ran acorn, markdown-it and
- * js-yaml +4.1/+7.2/+6.3% and +3.9/+6.6/+6.0% more instructions, the label +3.0/+4.1/+5.7% (one
- * run each; js-yaml's counts move by up to 4% with V8's seeds, acorn's and markdown-it's far less).
+ * check in a `try/finally` would also run on a throw, but costs far more: by bench/instructions.js
+ * (over rounds 1 to 3, with tier-up), acorn and markdown-it ran +9.9% and +15.7% more instructions
+ * with `try/finally`, +4.1% and +7.8% with the label. A check before each `return` costs more too,
+ * as every copy (28 bytes of V8 bytecode) counts against V8's inlining budget:
+ * `{ const R = x; check; return R; }` for every `return`, or `{ check; return x; }` where `x` is a
+ * name or a literal, ran acorn, markdown-it and js-yaml +4.1/+7.2/+6.3% and +3.9/+6.6/+6.0% more
+ * instructions, the label +3.0/+4.1/+5.7% (one run each, rounds 1 to 3: mostly V8 compiling; past
+ * tier-up markdown-it's labels cost nothing measurable).
  * A function without `return`s needs neither: the check ends it.
  */
 export const BODY_LABEL = `${RUNTIME_GLOBAL}$l`;
