@@ -5,10 +5,10 @@
  * a round (outside valgrind, acorn's round takes about 160 ms, markdown-it's 25 ms and js-yaml's
  * 8 ms, so all are sampled more often than every 10 ms: compare the cost of a sample).
  *
- * The rounds compared come after V8 has compiled the hot code: markdown-it's first round runs 716
+ * The rounds compared come after V8 has compiled the hot code: markdown-it's second round runs 716
  * million instructions, its third 428 million, and from the twentieth on 223 million, so rounds 1 to
  * 3 measured mostly compilation and tier-up, not the checks. Under a predictable garbage collection
- * schedule (bench/instructions.js) the round after these spans moves by about 4% at most.
+ * schedule (bench/instructions.js), acorn's round over rounds 3 to 6 and over 6 to 10 differed by 4%.
  */
 const fs = require('node:fs');
 const path = require('node:path');
