@@ -9,24 +9,28 @@ const ALL_CONFIGS = [
   { id: 'loops', label: 'entry+exits+loops (--loops)', threshold: THRESHOLD, loopingFunctions: true, loops: true, exits: true },
 ];
 
+/** The value after `flag` on a benchmark's command line, or undefined. */
+function flagValue(argv, flag) {
+  return argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined;
+}
+
 /**
  * The placements a benchmark runs, from its command line: `--placements id,id` (default: all) at
  * `--threshold n` (default: jsprof's). Exits with a message on a bad value.
  */
 function configsFrom(argv) {
-  const valueOf = (flag) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
   const fail = (message) => {
     process.stderr.write(`bench: ${message}\n`);
     process.exit(2);
   };
-  const thresholdArg = valueOf('--threshold') ?? String(THRESHOLD);
+  const thresholdArg = flagValue(argv, '--threshold') ?? String(THRESHOLD);
   if (!/^\d+$/.test(thresholdArg)) fail('--threshold must be a whole number of statements ≥ 0');
   const threshold = Number(thresholdArg);
-  const ids = valueOf('--placements')?.split(',') ?? ALL_CONFIGS.map((c) => c.id);
+  const ids = flagValue(argv, '--placements')?.split(',') ?? ALL_CONFIGS.map((c) => c.id);
   const unknown = ids.filter((id) => !ALL_CONFIGS.some((c) => c.id === id));
   if (unknown.length) fail(`--placements takes a comma-separated list of ${ALL_CONFIGS.map((c) => c.id).join(', ')}; got ${ids.join(',') || 'nothing'}`);
   const configs = ALL_CONFIGS.filter((c) => ids.includes(c.id)).map((c) => ({ ...c, threshold }));
   return { threshold, configs };
 }
 
-module.exports = { configsFrom };
+module.exports = { configsFrom, flagValue };

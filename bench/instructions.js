@@ -18,7 +18,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { configsFrom } = require('./configs');
+const { configsFrom, flagValue } = require('./configs');
 const workloads = require('./instructions/workloads');
 const { instrumentModule } = require('../packages/cli/dist/instrument.js');
 const { instrumentOptions } = require('./measure');
@@ -27,7 +27,7 @@ const ROOT = path.resolve(__dirname, '..');
 const ROUND = path.join(__dirname, 'instructions', 'round.js');
 const argv = process.argv.slice(2);
 const { configs: CONFIGS } = configsFrom(argv);
-const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
+const ONLY = flagValue(argv, '--only') ?? null;
 const PARALLEL = Math.max(1, Math.min(2, os.cpus().length));
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {

@@ -24,15 +24,15 @@ const { compare, spread, frameMismatches } = require('./accuracy');
 const { pct, points, coverage, gap, table } = require('./report');
 const { Timeline, median } = require('./overhead');
 const { comparePhases } = require('./phases');
-const { configsFrom } = require('./configs');
+const { configsFrom, flagValue } = require('./configs');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
-const ONLY = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
+const ONLY = flagValue(argv, '--only') ?? null;
 const { threshold: THRESHOLD, configs: CONFIGS } = configsFrom(argv);
 /** The placement whose phase shares and frame mismatches are reported: the default, where it runs. */
 const mainConfigOf = (configs) => configs.find((c) => c.id === 'default') ?? configs[0];
-const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : QUICK ? 2 : 5; // overhead: runs of each variant
+const ROUNDS = argv.includes('--rounds') ? Number(flagValue(argv, '--rounds')) : QUICK ? 2 : 5; // overhead: runs of each variant
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   process.stderr.write('bench: --rounds must be a whole number of rounds ≥ 1\n');
   process.exit(2);
