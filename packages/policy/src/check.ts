@@ -22,7 +22,9 @@
  * feedback, so it is compiled in from the start. By V8's instructions on acorn's workload sampled
  * every 160,000 checks, a sample cost 9.8 million instructions with a call (a scratch harness) and
  * 2.0 million with `delete` (bench/instructions.js over rounds 1 to 3, before it skipped tier-up);
- * while no profiler runs, checks cost 1.7% more with `delete`.
+ * while no profiler runs, checks cost 1.7% more with `delete`. In wall time the compiled-in call
+ * costs more than its instructions: js-yaml's optimised rounds ran +8 to +10% with the checks,
+ * +4 to +7% with a store in place of the `delete` (bench/rounds.js's harness; README).
  *
  * The kind tells the slow path where the check is: at a function's entry (the function has not run
  * yet, so the time since the sample fell due was spent by its callers, and the sample leaves the
