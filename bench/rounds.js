@@ -18,7 +18,6 @@ const path = require('node:path');
 const { flagValue } = require('./configs');
 const { median } = require('./overhead');
 const { pct, table } = require('./report');
-const workloads = require('./instructions/workloads');
 
 const CHILD = path.join(__dirname, 'rounds', 'child.js');
 const OUT = path.join(__dirname, 'out');
@@ -33,7 +32,7 @@ const fail = (message) => {
   process.stderr.write(`bench: ${message}\n`);
   process.exit(2);
 };
-if (only && !workloads[only]) fail(`no program ${only}; there are ${Object.keys(workloads).join(', ')}`);
+if (only && !ROUNDS[only]) fail(`no program ${only}; there are ${Object.keys(ROUNDS).join(', ')}`);
 if (!/^[1-9]\d*$/.test(runsArg)) fail('--runs must be a whole number ≥ 1');
 const RUNS = Number(runsArg);
 
