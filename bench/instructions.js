@@ -18,7 +18,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { configsFrom, flagValue } = require('./configs');
+const { configsFrom, flagValue, usageError } = require('./configs');
 const workloads = require('./instructions/workloads');
 const { instrumentModule } = require('../packages/cli/dist/instrument.js');
 const { instrumentOptions } = require('./measure');
@@ -30,14 +30,8 @@ const { configs: CONFIGS } = configsFrom(argv);
 const ONLY = flagValue(argv, '--only') ?? null;
 const PARALLEL = Math.max(1, Math.min(2, os.cpus().length));
 
-if (spawnSync('valgrind', ['--version']).status !== 0) {
-  process.stderr.write('bench: valgrind is needed (apt-get install -y valgrind)\n');
-  process.exit(2);
-}
-if (ONLY && !workloads[ONLY]) {
-  process.stderr.write(`bench: no program ${ONLY}; there are ${Object.keys(workloads).join(', ')}\n`);
-  process.exit(2);
-}
+if (spawnSync('valgrind', ['--version']).status !== 0) usageError('valgrind is needed (apt-get install -y valgrind)');
+if (ONLY && !workloads[ONLY]) usageError(`no program ${ONLY}; there are ${Object.keys(workloads).join(', ')}`);
 
 /** Instructions executed by one process running `rounds` rounds. */
 function instructions(program, libraryFile, codeFile, rounds, sampleEvery) {

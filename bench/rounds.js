@@ -15,29 +15,24 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { flagValue } = require('./configs');
+const { flagValue, usageError } = require('./configs');
 const { median } = require('./overhead');
 const { pct, table } = require('./report');
+const workloads = require('./instructions/workloads');
 
 const CHILD = path.join(__dirname, 'rounds', 'child.js');
 const OUT = path.join(__dirname, 'out');
-/** Rounds a process runs: about two seconds of each workload on this machine. */
-const ROUNDS = { acorn: 16, 'markdown-it': 80, 'js-yaml': 300 };
 const VARIANTS = ['plain', 'checks', 'profiled'];
 
 const argv = process.argv.slice(2);
 const only = flagValue(argv, '--only');
 const runsArg = flagValue(argv, '--runs') ?? '10';
-const fail = (message) => {
-  process.stderr.write(`bench: ${message}\n`);
-  process.exit(2);
-};
-if (only && !ROUNDS[only]) fail(`no program ${only}; there are ${Object.keys(ROUNDS).join(', ')}`);
-if (!/^[1-9]\d*$/.test(runsArg)) fail('--runs must be a whole number ≥ 1');
+if (only && !workloads[only]) usageError(`no program ${only}; there are ${Object.keys(workloads).join(', ')}`);
+if (!/^[1-9]\d*$/.test(runsArg)) usageError('--runs must be a whole number ≥ 1');
 const RUNS = Number(runsArg);
 
 function runChild(program, variant) {
-  const r = spawnSync(process.execPath, [CHILD, program, variant, String(ROUNDS[program])], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  const r = spawnSync(process.execPath, [CHILD, program, variant, String(workloads[program].wallRounds)], { encoding: 'utf8', maxBuffer: 16 << 20 });
   if (r.status !== 0) throw new Error(`${program} ${variant} failed (exit ${r.status}):\n${(r.stderr || '').slice(-2000)}`);
   return JSON.parse(r.stdout);
 }
@@ -50,7 +45,7 @@ function measure(program) {
   }
   const checks = new Set(VARIANTS.flatMap((v) => runs[v].map((r) => r.check)));
   if (checks.size !== 1) process.stderr.write(`  WARNING: ${program} computed different results: ${[...checks].join(', ')}\n`);
-  const rounds = ROUNDS[program];
+  const rounds = workloads[program].wallRounds;
   const windows = { 'first tenth': [0, Math.ceil(rounds / 10)], 'second half': [Math.floor(rounds / 2), rounds], all: [0, rounds] };
   const sum = (times, [from, to]) => times.slice(from, to).reduce((a, b) => a + b, 0);
   const result = { program, rounds, runs: RUNS, windows: {}, samples: runs.profiled.map((r) => r.samples) };
@@ -62,7 +57,7 @@ function measure(program) {
   return result;
 }
 
-const programs = only ? [only] : Object.keys(ROUNDS);
+const programs = only ? [only] : Object.keys(workloads);
 const results = programs.map(measure);
 const rows = [];
 for (const r of results) {

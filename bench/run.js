@@ -24,7 +24,7 @@ const { compare, spread, frameMismatches } = require('./accuracy');
 const { pct, points, coverage, gap, table } = require('./report');
 const { Timeline, median } = require('./overhead');
 const { comparePhases } = require('./phases');
-const { configsFrom, flagValue } = require('./configs');
+const { configsFrom, flagValue, usageError } = require('./configs');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
@@ -33,10 +33,7 @@ const { threshold: THRESHOLD, configs: CONFIGS } = configsFrom(argv);
 /** The placement whose phase shares and frame mismatches are reported: the default, where it runs. */
 const mainConfigOf = (configs) => configs.find((c) => c.id === 'default') ?? configs[0];
 const ROUNDS = argv.includes('--rounds') ? Number(flagValue(argv, '--rounds')) : QUICK ? 2 : 5; // overhead: runs of each variant
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
-  process.stderr.write('bench: --rounds must be a whole number of rounds ≥ 1\n');
-  process.exit(2);
-}
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) usageError('--rounds must be a whole number of rounds ≥ 1');
 const V8_RUNS = QUICK ? 1 : 3; // ground truth runs (V8 shares move by up to 8 points between runs)
 const COUNT_DOWN_RUNS = QUICK ? 1 : 2; // jsprof runs with the no-SharedArrayBuffer sampler
 const V8_CHECKS_RUNS = QUICK ? 1 : 2; // V8 runs of the program with checks in place, per config

@@ -8,18 +8,14 @@
  *   node round.js <program> <library file> <code file> <rounds> [<sample every>]
  */
 const fs = require('node:fs');
-const path = require('node:path');
-const Module = require('node:module');
+const { compileLibrary } = require('./library');
 
 const [program, libraryFile, codeFile, rounds, sampleEvery] = process.argv.slice(2);
 const samples = sampleEvery ? sampleEveryChecks(Number(sampleEvery)) : (require('../../packages/runtime/dist/node.js'), null);
-const library = new Module(libraryFile, module);
-library.filename = libraryFile;
-library.paths = Module._nodeModulePaths(path.dirname(libraryFile));
-library._compile(fs.readFileSync(codeFile, 'utf8'), libraryFile);
+const library = compileLibrary(libraryFile, fs.readFileSync(codeFile, 'utf8'));
 const { work } = require('./workloads')[program];
 let check = 0;
-for (let i = 0; i < Number(rounds); i++) check += work(library.exports);
+for (let i = 0; i < Number(rounds); i++) check += work(library);
 process.stdout.write(samples ? `${check} ${samples.taken}\n` : `${check}\n`);
 
 /**

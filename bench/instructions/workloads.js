@@ -3,7 +3,8 @@
  * What bench/instructions.js runs each library through, one round each (a checksum back), the
  * numbers of rounds it compares, and how many checks apart its sampled run takes samples: about 25
  * a round (outside valgrind, acorn's round takes about 160 ms, markdown-it's 25 ms and js-yaml's
- * 8 ms, so all are sampled more often than every 10 ms: compare the cost of a sample).
+ * 8 ms, so all are sampled more often than every 10 ms: compare the cost of a sample), and how
+ * many rounds a process of bench/rounds.js runs (`wallRounds`: about two seconds on this machine).
  *
  * The rounds compared come after V8 has compiled the hot code: markdown-it's second round runs 716
  * million instructions, its third 428 million, and from the twentieth on 223 million, so rounds 1 to
@@ -43,6 +44,7 @@ module.exports = {
   acorn: {
     library: 'acorn/dist/acorn.js',
     rounds: [4, 8],
+    wallRounds: 16,
     sampleEvery: 64000,
     work(acorn) {
       let n = 0;
@@ -56,6 +58,7 @@ module.exports = {
   'markdown-it': {
     library: 'markdown-it/dist/markdown-it.cjs.js',
     rounds: [10, 20],
+    wallRounds: 80,
     sampleEvery: 6400,
     work: (MarkdownIt) => MarkdownIt({ linkify: true, typographer: true }).render(MARKDOWN).length,
   },
@@ -63,6 +66,7 @@ module.exports = {
     library: 'js-yaml/dist/js-yaml.js',
     // A short round: the mean of twelve.
     rounds: [9, 21],
+    wallRounds: 300,
     sampleEvery: 5600,
     work: (yaml) => yaml.load(yaml.dump(RECORDS)).length,
   },

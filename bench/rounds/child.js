@@ -8,7 +8,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const Module = require('node:module');
+const { compileLibrary } = require('../instructions/library');
 const workloads = require('../instructions/workloads');
 
 const [program, variant, rounds] = process.argv.slice(2);
@@ -24,16 +24,13 @@ if (variant !== 'plain') {
   code = instrumentModule(code, libraryFile, instrumentOptions(configsFrom(['--placements', 'default']).configs[0])).code;
   if (variant === 'profiled') profiler = new runtime.Profiler({ sampleInterval: 10, maxBufferSize: 1_000_000 });
 }
-const lib = new Module(libraryFile, module);
-lib.filename = libraryFile;
-lib.paths = Module._nodeModulePaths(path.dirname(libraryFile));
-lib._compile(code, libraryFile);
+const lib = compileLibrary(libraryFile, code);
 
 const times = [];
 let check = 0;
 for (let i = 0; i < Number(rounds); i++) {
   const t0 = performance.now();
-  check += work(lib.exports);
+  check += work(lib);
   times.push(performance.now() - t0);
 }
 (async () => {
