@@ -14,6 +14,7 @@ import {
   COUNTER_ID,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
+  ExitReturn,
   exitCheckSource,
   FunctionRecord,
   LineIndex,
@@ -47,11 +48,15 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   const t: Types = api.types;
   // Parsed once from the policy's texts, so every front end inserts exactly the same code.
   const entryCheckNode = api.template.statement.ast(ENTRY_CHECK_SOURCE);
-  const loopingExitCheckNode = api.template.statement.ast(exitCheckSource(true));
   const checkNode = api.template.statement.ast(CHECK_SOURCE);
+  const exitCheckNodes = new Map<string, any>();
   const checks: Checks = {
     entry: () => t.cloneNode(entryCheckNode, true, true),
-    exit: (hasOwnLoops) => t.cloneNode(hasOwnLoops ? loopingExitCheckNode : checkNode, true, true),
+    exit: (hasOwnLoops, returns) => {
+      const source = exitCheckSource(hasOwnLoops, returns);
+      if (!exitCheckNodes.has(source)) exitCheckNodes.set(source, api.template.statement.ast(source));
+      return t.cloneNode(exitCheckNodes.get(source), true, true);
+    },
     loop: () => t.cloneNode(checkNode, true, true),
   };
   const prelude = (isModule: boolean): any[] => api.template.statements.ast(preludeSource(options, isModule));
@@ -119,7 +124,7 @@ function record(src: string, lines: LineIndex, node: any, ancestors: any[], inst
 
 interface Checks {
   entry: () => any;
-  exit: (hasOwnLoops: boolean) => any;
+  exit: (hasOwnLoops: boolean, returns: ExitReturn) => any;
   loop: () => any;
 }
 
@@ -131,11 +136,11 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
   const node = path.node;
   const { loops, returns } = ownLoopsAndReturns(path);
   if (options.loops) addLoopChecks(loops, t, checks.loop);
-  const exitCheck = options.exits ? checks.exit(loops.length > 0) : null;
+  const hasOwnLoops = loops.length > 0;
   if (node.type === 'ArrowFunctionExpression' && node.body.type !== 'BlockStatement') {
     // `a => expr` becomes `a => { entry; let r = expr; exit; return r; }`.
-    const body = exitCheck && canKeepReturnValue(node.body)
-      ? [t.variableDeclaration('let', [t.variableDeclarator(t.identifier(RETURN_VALUE_ID), node.body)]), exitCheck, t.returnStatement(t.identifier(RETURN_VALUE_ID))]
+    const body = options.exits && canKeepReturnValue(node.body)
+      ? [t.variableDeclaration('let', [t.variableDeclarator(t.identifier(RETURN_VALUE_ID), node.body)]), checks.exit(hasOwnLoops, 'value'), t.returnStatement(t.identifier(RETURN_VALUE_ID))]
       : [t.returnStatement(node.body)];
     node.body = t.blockStatement([checks.entry(), ...body]);
     node.expression = false;
@@ -144,8 +149,8 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
   let statements: any[] = block.body;
-  if (exitCheck && returns.length === 0) statements = [...statements, exitCheck];
-  else if (exitCheck) statements = withLabelledBody(path, block, returns, t, exitCheck);
+  if (options.exits && returns.length === 0) statements = [...statements, checks.exit(hasOwnLoops, node.type === 'StaticBlock' ? 'none' : 'undefined')];
+  else if (options.exits) statements = withLabelledBody(path, block, returns, t, checks.exit(hasOwnLoops, 'value'));
   block.body = [checks.entry(), ...statements];
 }
 

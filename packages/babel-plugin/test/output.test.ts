@@ -118,20 +118,23 @@ describe('inserted code', () => {
   test('returns break out of a labelled body to the exit check; function declarations stay at the top, outside it, when the body has no let/const/class', () => {
     const out = instrument('function f() { var x = g(); if (x) return x; return; function g() { return 1; } }', { threshold: 2 });
     expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  let __jsprof$r;\n  __jsprof$l: {\n    var x = g();`);
-    expect(out.code).toContain(`if (x) {\n      __jsprof$r = x;\n      break __jsprof$l;\n    }\n    {\n      __jsprof$r = void 0;\n      break __jsprof$l;\n    }\n  }\n  ${CHECK_SOURCE}\n  return __jsprof$r;\n}`);
+    expect(out.code).toContain(`if (x) {\n      __jsprof$r = x;\n      break __jsprof$l;\n    }\n    {\n      __jsprof$r = void 0;\n      break __jsprof$l;\n    }\n  }\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return __jsprof$r;\n  }\n  return __jsprof$r;\n}`);
   });
 
   test('a body without returns ends with the exit check; an arrow with an expression body keeps its value while the check runs', () => {
     const out = instrument('function f() { a(); b(); }\nconst g = (x) => x + 1;', { threshold: 1 });
-    expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  a();\n  b();\n  ${CHECK_SOURCE}\n}`);
-    expect(out.code).toContain(`const g = x => {\n  ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r = x + 1;\n  ${CHECK_SOURCE}\n  return __jsprof$r;\n};`);
+    expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  a();\n  b();\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return;\n  }\n}`);
+    expect(out.code).toContain(`const g = x => {\n  ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r = x + 1;\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return __jsprof$r;\n  }\n  return __jsprof$r;\n};`);
   });
 
   test('the exit check of a function with loops of its own is the one that reads the clock without a sampler thread', () => {
     const out = instrument('function scan(n) { let c = 0; while (n--) c++; return c; }\nfunction outer() { const f = () => { for (;;) break; }; return f(); }', { threshold: 2 });
-    expect(out.code).toContain(`__jsprof$r = c;\n      break __jsprof$l;\n    }\n  }\n  ${EXIT_CHECK_SOURCE}`);
+    expect(out.code).toContain(`__jsprof$r = c;\n      break __jsprof$l;\n    }\n  }\n  if (--__jsprof$c[1] < 0) {\n    delete __jsprof$s[2];\n    return __jsprof$r;\n  }`);
     // outer's only loop is in a nested function
-    expect(out.code).toContain(`__jsprof$r = f();\n      break __jsprof$l;\n    }\n  }\n  ${CHECK_SOURCE}`);
+    expect(out.code).toContain(`__jsprof$r = f();\n      break __jsprof$l;\n    }\n  }\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return __jsprof$r;\n  }`);
+    // a class static block cannot return: its exit check is the plain one
+    const block = instrument('class K { static { for (;;) break; } }', { threshold: 1 });
+    expect(block.code).toContain(`for (;;) break;\n    ${EXIT_CHECK_SOURCE}\n  }`);
   });
 
   test('loop bodies get a check first; single-statement bodies become blocks', () => {

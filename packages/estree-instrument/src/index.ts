@@ -168,13 +168,13 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
 function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions) {
   const { node } = f;
   if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
-  const exitCheck = exitCheckSource(f.loops.length > 0);
+  const hasOwnLoops = f.loops.length > 0;
   if (node.type === 'ArrowFunctionExpression' && node.expression) {
     // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
     const exit = options.exits && canKeepReturnValue(node.body);
     const at = arrowBodyStart(code, node);
     s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
-    s.appendLeft(node.end, exit ? `); ${exitCheck} return ${RETURN_VALUE_ID}; }` : '); }');
+    s.appendLeft(node.end, exit ? `); ${exitCheckSource(hasOwnLoops, 'value')} return ${RETURN_VALUE_ID}; }` : '); }');
     return;
   }
   const statements: Node[] = node.type === 'StaticBlock' ? node.body : node.body.body;
@@ -192,6 +192,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   if (f.returns.length === 0) {
     // After the last statement, which may end without a semicolon.
     const last = statements[statements.length - 1];
+    const exitCheck = exitCheckSource(hasOwnLoops, node.type === 'StaticBlock' ? 'none' : 'undefined');
     s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheck} `);
     return;
   }
@@ -202,7 +203,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   const label = (at: number) => {
     s.appendRight(at, `${LABELLED_BODY_OPEN} `);
     // Before the closing brace, never with a statement a move may take away.
-    s.prependRight(close, ` ${labelledBodyClose(exitCheck)} `);
+    s.prependRight(close, ` ${labelledBodyClose(hasOwnLoops)} `);
     for (const ret of f.returns) rewriteReturn(s, code, ret);
   };
   if (functions.length === 0 || !others.some(isLexicalDeclaration)) {

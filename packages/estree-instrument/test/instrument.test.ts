@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, isInstrumentedSource } from '@jsprof/policy';
+import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, exitCheckSource, isInstrumentedSource } from '@jsprof/policy';
 import { instrument } from '../src';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
@@ -107,9 +107,9 @@ describe('inserted text', () => {
     const code = 'function f() {\n  a();\n}\nfunction g(x) {\n  if (x) return x\n  return;\n}\nconst h = (y) => y;\n';
     const out = run(code, { threshold: 1 });
     expect(out.code).toBe(
-      `;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  a();\n ${CHECK_SOURCE} }\n` +
-        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ ( x); break __jsprof$l; }\n  { __jsprof$r = /*return*/ void 0; break __jsprof$l; }\n } ${CHECK_SOURCE} return __jsprof$r; }\n` +
-        `const h = (y) =>{ ${ENTRY_CHECK_SOURCE} let __jsprof$r = ( y); ${CHECK_SOURCE} return __jsprof$r; };\n`,
+      `;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  a();\n ${exitCheckSource(false, 'undefined')} }\n` +
+        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ ( x); break __jsprof$l; }\n  { __jsprof$r = /*return*/ void 0; break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }\n` +
+        `const h = (y) =>{ ${ENTRY_CHECK_SOURCE} let __jsprof$r = ( y); ${exitCheckSource(false, 'value')} return __jsprof$r; };\n`,
     );
   });
 

@@ -13,6 +13,7 @@ import {
   importPreludeSource,
   isInstrumentedSource,
   requirePreludeSource,
+  RETURN_VALUE_ID,
   SLOW_PATH_ID,
   slowPathTrap,
 } from '../src/check';
@@ -50,11 +51,24 @@ test('the texts parse as scripts and modules', () => {
 });
 
 test.each(GLOBAL_PRELUDES)('with the runtime, the prelude binds the counter and slow path: the checks count down and call it with their kind (%#)', (prelude) => {
-  expect(exitCheckSource(true)).toBe(EXIT_CHECK_SOURCE);
-  expect(exitCheckSource(false)).toBe(CHECK_SOURCE);
+  expect(exitCheckSource(true, 'none')).toBe(EXIT_CHECK_SOURCE);
+  expect(exitCheckSource(false, 'none')).toBe(CHECK_SOURCE);
   const hook = recordingHook();
-  run(`${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}${exitCheckSource(false)}`, { __jsprof: hook });
+  run(`${prelude}\n${ENTRY_CHECK_SOURCE}${EXIT_CHECK_SOURCE}${CHECK_SOURCE}${exitCheckSource(false, 'none')}`, { __jsprof: hook });
   expect(hook.calls).toEqual(['entry', 'looping exit', 'check', 'check']);
+});
+
+test.each([true, false])('an exit check whose slow path returns returns what the function returns there, whether or not it ran out (loops: %s)', (hasOwnLoops) => {
+  const kind = hasOwnLoops ? 'looping exit' : 'check';
+  for (const ranOut of [true, false]) {
+    const hook = recordingHook();
+    if (!ranOut) hook.c.fill(100);
+    const value = `let ${RETURN_VALUE_ID} = 42; ${exitCheckSource(hasOwnLoops, 'value')} return ${RETURN_VALUE_ID};`;
+    const undef = `${exitCheckSource(hasOwnLoops, 'undefined')}`;
+    const result = run(`${GLOBAL_PRELUDE_SOURCE}\n[(function () { ${value} })(), (function () { ${undef} })()];`, { __jsprof: hook });
+    expect(result).toEqual([42, undefined]);
+    expect(hook.calls).toEqual(ranOut ? [kind, kind] : []);
+  }
 });
 
 test('counted down, a check calls the slow path once its element runs out, and only then', () => {
