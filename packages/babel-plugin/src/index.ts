@@ -9,6 +9,7 @@
  */
 import {
   BODY_LABEL,
+  bodyEndReturn,
   CHECK_SOURCE,
   canKeepReturnValue,
   COUNTER_ID,
@@ -149,7 +150,7 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
   let statements: any[] = block.body;
-  if (options.exits && returns.length === 0) statements = [...statements, checks.exit(hasOwnLoops, node.type === 'StaticBlock' ? 'none' : 'undefined')];
+  if (options.exits && returns.length === 0) statements = [...statements, checks.exit(hasOwnLoops, bodyEndReturn(node))];
   else if (options.exits) statements = withLabelledBody(path, block, returns, t, checks.exit(hasOwnLoops, 'value'));
   block.body = [checks.entry(), ...statements];
 }

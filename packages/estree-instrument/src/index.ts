@@ -14,6 +14,7 @@ import { OutputOffsets, outputOffsets } from './offsets';
 import { JsSyntaxError, parseJs } from './parse';
 import {
   BODY_LABEL,
+  bodyEndReturn,
   CHECK_SOURCE,
   canKeepReturnValue,
   ENTRY_CHECK_SOURCE,
@@ -192,7 +193,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   if (f.returns.length === 0) {
     // After the last statement, which may end without a semicolon.
     const last = statements[statements.length - 1];
-    const exitCheck = exitCheckSource(hasOwnLoops, node.type === 'StaticBlock' ? 'none' : 'undefined');
+    const exitCheck = exitCheckSource(hasOwnLoops, bodyEndReturn(node));
     s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheck} `);
     return;
   }

@@ -94,6 +94,11 @@ export const CHECK_SOURCE = checkSource(0, CHECK_KIND);
  */
 export type ExitReturn = 'value' | 'undefined' | 'none';
 
+/** What the exit check ending a body without `return`s returns: nothing in a class static block, which cannot return. */
+export function bodyEndReturn(node: { type: string }): ExitReturn {
+  return node.type === 'StaticBlock' ? 'none' : 'undefined';
+}
+
 /**
  * The check at a function's exit, given whether the function has loops of its own (not in nested
  * functions or classes) and what the function returns there. Its slow path returns that itself:
