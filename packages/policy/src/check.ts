@@ -107,7 +107,8 @@ export function bodyEndReturn(node: { type: string }): ExitReturn {
  * ends, as this one does, after the rest of the function. In cachegrind's simulated caches (two
  * seeds) this took the instruction-cache misses the checks add from +23–24% to +9–10% on js-yaml's
  * optimised rounds and from +8–9% to +4–6% on markdown-it's, with the instructions the same; acorn's
- * got slightly worse (instructions +1.1% to +2.6–4.5%, misses +15% to +16–18%). README.
+ * got slightly worse (instructions +1.1% to +2.6–4.5%, misses +15% to +16–18%). In wall time,
+ * js-yaml's optimised rounds went from +8–10% to +5–8% with the checks (bench/rounds.js). README.
  */
 export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn): string {
   const element = hasOwnLoops ? 1 : 0;
