@@ -16,6 +16,7 @@ import {
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
   ExitReturn,
+  guardPrefixLength,
   exitCheckSource,
   FunctionRecord,
   LineIndex,
@@ -130,8 +131,9 @@ interface Checks {
 }
 
 /**
- * Adds the entry check, the exit check (last in the body, after a labelled block where the function
- * has `return`s: see @jsprof/policy's check.ts) and (with `loops`) a check at the top of every loop body.
+ * Adds the entry check (after the guard clauses the body starts with, if any), the exit check (last
+ * in the body, after a labelled block where the function has `return`s: see @jsprof/policy's
+ * check.ts) and (with `loops`) a check at the top of every loop body.
  */
 function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOptions) {
   const node = path.node;
@@ -149,10 +151,13 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
   }
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
-  let statements: any[] = block.body;
-  if (options.exits && returns.length === 0) statements = [...statements, checks.exit(hasOwnLoops, bodyEndReturn(node))];
-  else if (options.exits) statements = withLabelledBody(path, block, returns, t, checks.exit(hasOwnLoops, 'value'));
-  block.body = [checks.entry(), ...statements];
+  // A call that leaves at one of the guard clauses the body starts with runs no check (@jsprof/policy).
+  const prefix: any[] = block.body.slice(0, guardPrefixLength(block.body));
+  const bodyReturns = returns.filter((ret) => !ret.findParent((parent: NodePath) => prefix.includes(parent.node)));
+  let statements: any[] = block.body.slice(prefix.length);
+  if (options.exits && bodyReturns.length === 0) statements = [...statements, checks.exit(hasOwnLoops, bodyEndReturn(node))];
+  else if (options.exits) statements = withLabelledBody(path, block, prefix.length, bodyReturns, t, checks.exit(hasOwnLoops, 'value'));
+  block.body = [...prefix, checks.entry(), ...statements];
 }
 
 /** The function's own loops, and its `return`s whose value the exit check may keep (not those of nested functions or classes). */
@@ -183,17 +188,17 @@ function ownLoopsAndReturns(fnPath: NodePath): { loops: NodePath[]; returns: Nod
  * outside the block could not see. Then they move into the block, where it hoists them too, if a
  * block may hold them; if not, the function gets no exit check.
  */
-function withLabelledBody(path: NodePath, block: any, returns: NodePath[], t: Types, exitCheck: any): any[] {
+function withLabelledBody(path: NodePath, block: any, from: number, returns: NodePath[], t: Types, exitCheck: any): any[] {
   const isFunction = (s: any) => s.type === 'FunctionDeclaration';
-  const functions = block.body.filter(isFunction);
-  const outside = functions.length === 0 || !block.body.some(isLexicalDeclaration);
-  if (!outside && !canMoveIntoBlock(path, functions)) return block.body;
+  const functions = block.body.slice(from).filter(isFunction);
+  const outside = functions.length === 0 || !block.body.slice(from).some(isLexicalDeclaration);
+  if (!outside && !canMoveIntoBlock(path, functions)) return block.body.slice(from);
   const value = () => t.identifier(RETURN_VALUE_ID);
   for (const ret of returns) {
     const argument = ret.node.argument ?? t.unaryExpression('void', t.numericLiteral(0));
     ret.replaceWith(t.blockStatement([t.expressionStatement(t.assignmentExpression('=', value(), argument)), t.breakStatement(t.identifier(BODY_LABEL))]));
   }
-  const statements: any[] = block.body;
+  const statements: any[] = block.body.slice(from);
   const others = statements.filter((s) => !isFunction(s));
   const labelled = [
     t.variableDeclaration('let', [t.variableDeclarator(value())]),

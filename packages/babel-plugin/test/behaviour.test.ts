@@ -122,17 +122,32 @@ describe('checks that fire', () => {
     expect(taken).toBe(5);
   });
 
-  test('the entry check runs before the body, the exit check after it on return, not on throw', () => {
+  /** A hook whose every check calls the slow path, which logs the check's kind, and the log, which the program may write to as well. */
+  function kindLog() {
     const log: string[] = [];
     const runtime = new FakeRuntime();
     const hook = { ...runtime.hook, s: slowPathTrap((kind) => { delete (runtime.hook.s as any)[kind]; log.push(['exit', 'entry', 'looping exit'][kind]); }) };
-    const src = `function f(fail) { log.push('body'); const done = 'done'; const also = done; if (fail) throw new Error('x'); return also; }
+    return { log, hook };
+  }
+
+  test('the entry check runs before the body, the exit check after it on return, not on throw', () => {
+    const { log, hook } = kindLog();
+    const src = `function f(fail) { log.push('body'); const done = 'done'; if (fail) log.push('failing'); if (fail) throw new Error('x'); return done; }
       function g() { log.push('g'); return f(false); }
       [g(), (() => { try { f(true); } catch (e) { return e.message; } })()];`;
-    // Only f (4 statements on its longest path, the guard clause not counted; the arrow 3, g 2) reaches the threshold.
+    // Only f (5 statements on its longest path, the guard clause not counted; the arrow 3, g 2) reaches the threshold.
     const result = runScript(instrument(src, { threshold: 4 }).code, { __jsprof: hook, log });
     expect(Array.from(result as string[])).toEqual(['done', 'x']);
-    expect(log).toEqual(['g', 'entry', 'body', 'exit', 'entry', 'body']);
+    expect(log).toEqual(['g', 'entry', 'body', 'exit', 'entry', 'body', 'failing']);
+  });
+
+  test('guard clauses the body starts with run before the entry check: a call that leaves at one runs no check', () => {
+    const { log, hook } = kindLog();
+    const src = `function f(ch) { log.push('prefix'); const code = ch.charCodeAt(0); if (code !== 33) return 'other'; if (!ch) throw new Error('never'); log.push('body'); return 'bang'; }
+      [f('a'), f('!')];`;
+    const result = runScript(instrument(src, { threshold: 3 }).code, { __jsprof: hook, log });
+    expect(Array.from(result as string[])).toEqual(['other', 'bang']);
+    expect(log).toEqual(['prefix', 'prefix', 'entry', 'body', 'exit']);
   });
 
   test('without the runtime, the checks count nothing down and call nothing', () => {

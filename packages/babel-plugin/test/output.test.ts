@@ -121,6 +121,11 @@ describe('inserted code', () => {
     expect(out.code).toContain(`if (x) {\n      __jsprof$r = x;\n      break __jsprof$l;\n    }\n    {\n      __jsprof$r = void 0;\n      break __jsprof$l;\n    }\n  }\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return __jsprof$r;\n  }\n  return __jsprof$r;\n}`);
   });
 
+  test('guard clauses the body starts with stay before the entry check, their returns as they were', () => {
+    const out = instrument('function f(s) { "use strict"; var ch = s.charCodeAt(0); if (ch !== 33) return false; if (!s) throw new Error(); a(); return true; }', { threshold: 2 });
+    expect(out.code).toContain(`function f(s) {\n  "use strict";\n\n  var ch = s.charCodeAt(0);\n  if (ch !== 33) return false;\n  if (!s) throw new Error();\n  ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r;\n  __jsprof$l: {\n    a();\n    {\n      __jsprof$r = true;\n      break __jsprof$l;\n    }\n  }`);
+  });
+
   test('a body without returns ends with the exit check; an arrow with an expression body keeps its value while the check runs', () => {
     const out = instrument('function f() { a(); b(); }\nconst g = (x) => x + 1;', { threshold: 1 });
     expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  a();\n  b();\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return;\n  }\n}`);

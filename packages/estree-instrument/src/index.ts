@@ -5,9 +5,10 @@
  * original character stays where a reader expects it; no line is added.
  *
  * What it inserts is what `@jsprof/babel-plugin` inserts, under the same rules: the entry check
- * first in the body (after directives), the exit check last, after a labelled block around the rest
- * where the function has `return`s (function declarations stay outside the block, so they hoist as
- * before), loop checks under `loops`, and the prelude after the program's directives.
+ * first in the body (after directives and the guard clauses the body starts with), the exit check
+ * last, after a labelled block around the rest where the function has `return`s (function
+ * declarations stay outside the block, so they hoist as before), loop checks under `loops`, and the
+ * prelude after the program's directives.
  */
 import MagicString from 'magic-string';
 import { OutputOffsets, outputOffsets } from './offsets';
@@ -26,6 +27,7 @@ import {
   LineIndex,
   PolicyOptions,
   exitCheckSource,
+  guardPrefixLength,
   forEachChild,
   ecmaScriptName,
   functionName,
@@ -187,10 +189,17 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
     entryAt = statements[first].end;
     first++;
   }
-  const afterDirective = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
-  s.appendLeft(entryAt, `${afterDirective} ${ENTRY_CHECK_SOURCE}`);
+  // A call that leaves at one of the guard clauses the body starts with runs no check (@jsprof/policy).
+  const prefixLength = guardPrefixLength(statements.slice(first));
+  if (prefixLength > 0) {
+    first += prefixLength;
+    entryAt = statements[first - 1].end;
+  }
+  const returns = f.returns.filter((ret) => ret.start >= entryAt);
+  const separator = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
+  s.appendLeft(entryAt, `${separator} ${ENTRY_CHECK_SOURCE}`);
   if (!options.exits) return;
-  if (f.returns.length === 0) {
+  if (returns.length === 0) {
     // After the last statement, which may end without a semicolon.
     const last = statements[statements.length - 1];
     const exitCheck = exitCheckSource(hasOwnLoops, bodyEndReturn(node));
@@ -205,7 +214,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
     s.appendRight(at, `${LABELLED_BODY_OPEN} `);
     // Before the closing brace, never with a statement a move may take away.
     s.prependRight(close, ` ${labelledBodyClose(hasOwnLoops)} `);
-    for (const ret of f.returns) rewriteReturn(s, code, ret);
+    for (const ret of returns) rewriteReturn(s, code, ret);
   };
   if (functions.length === 0 || !others.some(isLexicalDeclaration)) {
     // Function declarations go before the block, in their order, so they hoist exactly as before.

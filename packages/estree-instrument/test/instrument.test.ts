@@ -104,13 +104,22 @@ describe('positions map back exactly', () => {
 
 describe('inserted text', () => {
   test('checks and prelude are the policy texts; no line is added, no character removed', () => {
-    const code = 'function f() {\n  a();\n}\nfunction g(x) {\n  if (x) return x\n  return;\n}\nconst h = (y) => y;\n';
+    const code = 'function f() {\n  a();\n}\nfunction g(x) {\n  if (x) return x\n  else x = 1\n  return;\n}\nconst h = (y) => y;\n';
     const out = run(code, { threshold: 1 });
     expect(out.code).toBe(
       `;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  a();\n ${exitCheckSource(false, 'undefined')} }\n` +
-        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ ( x); break __jsprof$l; }\n  { __jsprof$r = /*return*/ void 0; break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }\n` +
+        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ ( x); break __jsprof$l; }\n  else x = 1\n  { __jsprof$r = /*return*/ void 0; break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }\n` +
         `const h = (y) =>{ ${ENTRY_CHECK_SOURCE} let __jsprof$r = ( y); ${exitCheckSource(false, 'value')} return __jsprof$r; };\n`,
     );
+  });
+
+  test('guard clauses the body starts with stay before the entry check, their returns as they were', () => {
+    const code = 'function g(s) {\n  "use strict"\n  var ch = s.charCodeAt(0)\n  if (ch !== 33) return false\n  a()\n  return true\n}\nvar a = () => 0;\n';
+    const out = run(code, { threshold: 2 });
+    expect(out.code).toContain(
+      `function g(s) {\n  "use strict"\n  var ch = s.charCodeAt(0)\n  if (ch !== 33) return false; ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { a()\n  { __jsprof$r = /*return*/ ( true); break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }`,
+    );
+    expect(runScript(`${out.code}; [g('a'), g('!')]`)).toEqual([false, true]);
   });
 
   test('directive prologues stay first, in the program and in functions, with or without semicolons', () => {

@@ -29,9 +29,10 @@
  * jumps over it (a never-run store is compiled as a deoptimisation, placed at the function's end;
  * cachegrind: instruction-cache misses +24% with `delete`, +13% with the store).
  *
- * The kind tells the slow path where the check is: at a function's entry (the function has not run
- * yet, so the time since the sample fell due was spent by its callers, and the sample leaves the
- * function's own frame out), at the exit of a function with loops (counted on `C[1]`), or
+ * The kind tells the slow path where the check is: at a function's entry (after the guard clauses
+ * its body starts with, if any: see guardPrefixLength; the function has not run yet, or only a few
+ * statements, so the time since the sample fell due was spent by its callers, and the sample leaves
+ * the function's own frame out), at the exit of a function with loops (counted on `C[1]`), or
  * elsewhere (loop back-edges, exits of functions without loops), keeping the whole stack. Without
  * the runtime, the prelude binds `C` to an object without elements (`--C[0]` is NaN, never below 0)
  * and `S` to a plain object.

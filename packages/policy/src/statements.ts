@@ -264,3 +264,52 @@ export function shouldInstrumentFunction(node: Node, options: Pick<PolicyOptions
   if (count === 0) return false;
   return count >= options.threshold || (options.loopingFunctions && hasOwnLoop(body));
 }
+
+/** Statements that may stand before a guard clause in a body's guard prefix. */
+const PREFIX_STATEMENTS = new Set(['ExpressionStatement', 'VariableDeclaration', 'EmptyStatement']);
+
+/**
+ * How many of a body's first statements (directives left out) run before its entry check, its
+ * guard prefix: a run of expression statements and declarations up to the last guard clause in it
+ * (an `if` without `else` whose branch always leaves the function, by `return` or `throw`). A call
+ * that leaves at a guard runs no check at all: the few statements it ran go to the next check, in
+ * its caller. None where the prefix names something the rest of the body declares for its block
+ * (let, const, class, a function declaration), which the labelled block around the rest (check.ts)
+ * would hide from it; and never the whole body.
+ */
+export function guardPrefixLength(statements: Node[]): number {
+  let length = 0;
+  for (let i = 0; i < statements.length - 1; i++) {
+    const statement = statements[i];
+    if (statement.type === 'IfStatement') {
+      if (!isGuardClause(statement)) break;
+      length = i + 1;
+    } else if (!PREFIX_STATEMENTS.has(statement.type)) {
+      break;
+    }
+  }
+  if (length === 0) return 0;
+  const declaredLater = new Set(statements.slice(length).flatMap(blockScopedNames));
+  const named = statements.slice(0, length).flatMap((statement) => identifierNames(statement));
+  return named.some((name) => declaredLater.has(name)) ? 0 : length;
+}
+
+function isGuardClause(node: Node): boolean {
+  const consequent = statementPaths(node.consequent);
+  return !node.alternate && consequent.next === NEVER && consequent.jump === NEVER;
+}
+
+const BLOCK_DECLARATIONS = new Set(['ClassDeclaration', 'FunctionDeclaration', 'TSEnumDeclaration', 'TSModuleDeclaration']);
+
+/** The names a statement declares for the block it stands in. */
+function blockScopedNames(statement: Node): string[] {
+  if (statement.type === 'VariableDeclaration') return statement.kind === 'var' ? [] : statement.declarations.flatMap((d: Node) => identifierNames(d.id));
+  return BLOCK_DECLARATIONS.has(statement.type) && statement.id ? identifierNames(statement.id) : [];
+}
+
+/** Every identifier's name in a node (property keys too: a name too many only costs the prefix). */
+function identifierNames(node: Node, names: string[] = []): string[] {
+  if (node.type === 'Identifier' || node.type === 'JSXIdentifier') names.push(node.name);
+  forEachChild(node, (child) => identifierNames(child, names));
+  return names;
+}

@@ -1,7 +1,7 @@
 /** The statement count: the longest path through a call, and minified code counts about what its readable source counts. */
 import { parse } from '@babel/parser';
 import * as acorn from 'acorn';
-import { countFunctionBody, countStatement, hasOwnLoop, isFunctionNode, shouldInstrumentFunction } from '../src/statements';
+import { countFunctionBody, countStatement, guardPrefixLength, hasOwnLoop, isFunctionNode, shouldInstrumentFunction } from '../src/statements';
 
 /** Count of the body of the first function in `source` (Babel's AST). */
 function count(body: string): number {
@@ -158,5 +158,38 @@ describe('which functions get checks', () => {
     const block: any = (parse('class K { static { for (;;) break; } }').program.body[0] as any).body.body[0];
     expect(shouldInstrumentFunction(block, policy)).toBe(true);
     expect(shouldInstrumentFunction(block, { ...policy, loopingFunctions: false })).toBe(false);
+  });
+});
+
+describe('the guard prefix: the statements before the entry check', () => {
+  const prefixOf = (body: string) => guardPrefixLength((parse(`function f() { ${body} }`).program.body[0] as any).body.body);
+  const prefixOfEstree = (body: string) => guardPrefixLength((acorn.parse(`function f() { ${body} }`, { ecmaVersion: 'latest' }) as any).body[0].body.body);
+
+  test.each([
+    ['var ch = s.charCodeAt(0); if (ch !== 33) return false; a(); b();', 2],
+    ['const n = x.length; ; if (!n) return; if (n > 9) throw new RangeError(); let y = a(n); return y;', 4],
+    ['if (a) { b(); return c; } d();', 1],
+    // the run ends at the last guard clause in it
+    ['if (a) return 1; b(); for (;;) break; if (c) return 2;', 1],
+    ['a(); b();', 0],
+    ['if (a) return 1; else b(); c();', 0],
+    ['if (a) b(); c();', 0],
+    ['for (;;) break; if (a) return; b();', 0],
+    // never the whole body
+    ['if (a) return 1; if (b) return 2;', 1],
+    ['if (a) return 1;', 0],
+  ])('%j: %d', (body, expected) => {
+    expect(prefixOf(body)).toBe(expected);
+    expect(prefixOfEstree(body)).toBe(expected);
+  });
+
+  test('none where the prefix names what the rest declares for its block, which the labelled body would hide', () => {
+    expect(prefixOf('const f = () => later; if (!x) return f; let later = 1; g();')).toBe(0);
+    expect(prefixOf('if (!valid(x)) return; g(); function valid(v) { return v; }')).toBe(0);
+    expect(prefixOf('if (!x) return new K(); a(); class K {}')).toBe(0);
+    expect(prefixOf('if (!x) return; const { a, b: [c] } = x; c();')).toBe(1);
+    expect(prefixOf('if (!c) return; const { a, b: [c] } = x; c();')).toBe(0);
+    // `var`s are the function's: the prefix sees them wherever they are declared
+    expect(prefixOf('if (!later) return; var later = 1; g();')).toBe(1);
   });
 });
