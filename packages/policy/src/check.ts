@@ -39,7 +39,8 @@
  */
 
 import type { PolicyOptions } from './options';
-import { forEachChild, isFunctionNode } from './statements';
+import { waitingFunctions } from './functions';
+import { CALL_TYPES, forEachChild, isFunctionNode, withoutParentheses } from './statements';
 
 export const RUNTIME_GLOBAL = '__jsprof';
 /** The properties of the hook object the runtime publishes (the counter, and the slow path's Proxy). */
@@ -142,21 +143,25 @@ export function labelledBodyClose(hasOwnLoops: boolean): string {
 }
 
 /**
- * Whether the exit check may keep this `return`'s value in `R`. Not if the value holds a function
- * or class written there, other than in a call's arguments: `R = function () {}` would name it
- * `R`, and V8 names functions in `R = { m() {} }` `R.m` in stack traces. Such a return leaves
- * without its exit check (at worst, the little time it took goes to the next check).
+ * Whether the exit check may keep this `return`'s value in `R`. Not if `R = value` would name a
+ * function or class written there, as V8 infers names (see functions.ts, `waitingFunctions`):
+ * `R = function () {}` and `R = [() => 1]` name it `R`, `R = { m() {} }` names the method `R.m`,
+ * and so do `R = [new T(function () {})]` and `R = a || f(function () {}, function () {})` the
+ * first function. A value that is a call or `new` names none of its arguments, only a function it
+ * calls. Such a return leaves without its exit check (at worst, the little time it took goes to the
+ * next check).
  */
 export function canKeepReturnValue(argument: { type: string } | null | undefined): boolean {
-  return !argument || !holdsFunctionOrClass(argument);
+  if (!argument) return true;
+  const value: { type: string; [key: string]: any } = withoutParentheses(argument);
+  return !holdsFunctionOrClass(CALL_TYPES.has(value.type) ? value.callee : value);
 }
-
-/** Calls (Babel's and ESTree's): neither names their arguments after where the result goes. */
-const CALLS = new Set(['CallExpression', 'NewExpression', 'OptionalCallExpression']);
 
 function holdsFunctionOrClass(node: { type: string; [key: string]: any }): boolean {
   if (isFunctionNode(node) || node.type === 'ClassExpression') return true;
-  if (CALLS.has(node.type)) return holdsFunctionOrClass(node.callee);
+  if (node.type === 'CallExpression' || node.type === 'OptionalCallExpression') {
+    return holdsFunctionOrClass(node.callee) || waitingFunctions(node).length > 0;
+  }
   let holds = false;
   forEachChild(node, (child) => {
     holds ||= holdsFunctionOrClass(child);

@@ -11,6 +11,8 @@
  * token list is needed.
  */
 
+import { CALL_TYPES, forEachChild, isFunctionNode, withoutParentheses } from './statements';
+
 type Node = { type: string; start?: number | null; end?: number | null; [key: string]: any };
 
 /** One function of a file, in that file's own coordinates (offsets are UTF-16 indices). */
@@ -208,10 +210,20 @@ function targetNames(target: Node): string[] {
  * The name V8 infers for a function without an ECMAScript name (what its profiler reports):
  * assignment targets and object keys on the way up, `Foo.bar` for `Foo.prototype.bar = function`,
  * `a.<computed>` for `a[0] = function`, prefixed with the enclosing function's name when that starts
- * with a capital (`function Ctor() { this.m = function () {} }` gives `Ctor.m`). Call arguments get none.
+ * with a capital (`function Ctor() { this.m = function () {} }` gives `Ctor.m`).
+ *
+ * A function passed to `new` or a call can take a name too, as V8 names every function still
+ * waiting for one where it meets an object key or an assignment (`waitingFunctions`):
+ * `{ k: new T(function () {}) }` names it `o.k` (acorn's token contexts), and
+ * `{ k: wrap(function () {}, function () {}) }` the first of the two. A declaration or assignment
+ * whose value is a call or `new` names none (`const f = debounce(() => {})`).
  */
 function inferredName(node: Node, ancestors: Node[]): string {
   const names: string[] = [];
+  // Whether V8 has named the function yet, at an object key or an assignment on the way up. Only
+  // function expressions and arrows wait for one (`waitingFunctions`); methods and classes are
+  // named where they stand.
+  let named = node.type !== 'FunctionExpression' && node.type !== 'ArrowFunctionExpression';
   let child = node;
   let i = 0;
   for (; i < ancestors.length; i++) {
@@ -219,13 +231,20 @@ function inferredName(node: Node, ancestors: Node[]): string {
     if (parent.type === 'ConditionalExpression' && parent.test !== child) {
       // the function is one of the branches
     } else if ((parent.type === 'ObjectProperty' || parent.type === 'Property') && parent.value === child) {
+      if (!named && !waitingFunctions(child).includes(node)) return '';
+      named = true;
       const key = keyName(parent.key, !!parent.computed);
       if (key) names.unshift(key);
     } else if (parent.type === 'AssignmentExpression' && parent.right === child) {
+      if (!named && (isCall(child) || !waitingFunctions(child).includes(node))) return '';
+      named = true;
       names.unshift(...targetNames(parent.left));
     } else if (parent.type === 'VariableDeclarator' && parent.init === child) {
+      if (!named && (isCall(child) || !waitingFunctions(child).includes(node))) return '';
       if (parent.id.type === 'Identifier') names.unshift(parent.id.name);
       break;
+    } else if (!named && CALL_TYPES.has(parent.type) && parent.callee !== child) {
+      // an argument: whether it is still waiting for a name is decided where the name is given
     } else if (!TRANSPARENT.has(parent.type)) {
       break;
     }
@@ -240,6 +259,54 @@ function inferredName(node: Node, ancestors: Node[]): string {
     }
   }
   return names.join('.');
+}
+
+function isCall(node: Node): boolean {
+  return CALL_TYPES.has(withoutParentheses(node).type);
+}
+
+/**
+ * The functions of `value` still waiting for a name once V8's parser has read it, in order, as its
+ * FuncNameInferrer keeps them: an anonymous function expression joins the list when read (its body
+ * is read lazily, later), an arrow once its body has been read; a call (not `new`) takes the last
+ * one off; an object key, or an assignment or declaration, inside gives every waiting one a name,
+ * unless its value is a call or `new`, where it takes the last one off instead.
+ */
+export function waitingFunctions(value: Node): Node[] {
+  const waiting: Node[] = [];
+  const read = (node: Node): void => {
+    switch (node.type) {
+      case 'FunctionExpression':
+        if (!node.id) waiting.push(node);
+        return;
+      case 'ArrowFunctionExpression':
+        forEachChild(node, read);
+        waiting.push(node);
+        return;
+      case 'CallExpression':
+      case 'OptionalCallExpression':
+        forEachChild(node, read);
+        waiting.pop();
+        return;
+      case 'ObjectProperty':
+      case 'Property':
+        forEachChild(node, read);
+        waiting.length = 0;
+        return;
+      case 'AssignmentExpression':
+      case 'VariableDeclarator': {
+        forEachChild(node, read);
+        const assigned = node.type === 'AssignmentExpression' ? node.right : node.init;
+        if (assigned && isCall(assigned)) waiting.pop();
+        else if (assigned) waiting.length = 0;
+        return;
+      }
+      default:
+        if (!isFunctionNode(node) && !/^Class/.test(node.type)) forEachChild(node, read);
+    }
+  };
+  read(value);
+  return waiting;
 }
 
 function isFunctionLike(node: Node): boolean {

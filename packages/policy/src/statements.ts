@@ -41,6 +41,15 @@ const FUNCTION_TYPES = new Set([
   'ClassPrivateMethod',
 ]);
 
+/** Calls and `new`, in Babel's AST and in ESTree. */
+export const CALL_TYPES = new Set(['CallExpression', 'OptionalCallExpression', 'NewExpression']);
+
+/** The expression inside any parentheses (and ESTree's optional chain). */
+export function withoutParentheses<T extends Node>(node: T): T {
+  while (node.type === 'ParenthesizedExpression' || node.type === 'ChainExpression') node = node.expression;
+  return node;
+}
+
 export function isFunctionNode(node: Node | null | undefined): boolean {
   return !!node && FUNCTION_TYPES.has(node.type);
 }

@@ -148,12 +148,12 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);
 });
 
-test('a return keeps its value for the exit check unless the value holds a function or class written there, outside call arguments', () => {
+test('a return keeps its value for the exit check unless the value holds a function or class written there, other than in the arguments of the call or new it is', () => {
   const argument = (code: string) => (parse(`function f() { return ${code}; }`).program.body[0] as any).body.body[0].argument;
   for (const code of ['', 'a', 'a = 1, a + 1', 'x.map((y) => y * 2)', 'new Promise(function (resolve) { resolve(1); })', 'f(class {})']) {
     expect([code, canKeepReturnValue(argument(code))]).toEqual([code, true]);
   }
-  for (const code of ['function () {}', '() => 1', 'class {}', '{ m() {} }', '{ n: function () {} }', '[() => 1]', 'a || function () {}', '(function () {})()']) {
+  for (const code of ['function () {}', '() => 1', 'class {}', '{ m() {} }', '{ n: function () {} }', '[() => 1]', 'a || function () {}', '(function () {})()', '[new T(function () {})]', 'a || f(function () {}, function () {})', '(new T(function () {})).x']) {
     expect([code, canKeepReturnValue(argument(code))]).toEqual([code, false]);
   }
 });
