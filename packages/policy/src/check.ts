@@ -24,10 +24,11 @@
  * 2.0 million with `delete` (bench/instructions.js over rounds 1 to 3, before it skipped tier-up);
  * while no profiler runs, checks cost 1.7% more with `delete`. In wall time the compiled-in call
  * costs more than its instructions: js-yaml's optimised rounds ran +8 to +10% with the checks,
- * +4 to +7% with a store in place of the `delete` (bench/rounds.js's harness; README): V8 has no
- * branch hints for a program's `if`s, so the call `delete` makes is compiled inline, and every check
- * jumps over it (a never-run store is compiled as a deoptimisation, placed at the function's end;
- * cachegrind: instruction-cache misses +24% with `delete`, +13% with the store).
+ * +4 to +7% with a store in place of the `delete` (bench/rounds.js's harness;
+ * docs/cost-and-accuracy.md): V8 has no branch hints for a program's `if`s, so the call `delete`
+ * makes is compiled inline, and every check jumps over it (a never-run store is compiled as a
+ * deoptimisation, placed at the function's end; cachegrind: instruction-cache misses +24% with
+ * `delete`, +13% with the store).
  *
  * The kind tells the slow path where the check is: at a function's entry (after the guard clauses
  * its body starts with, if any: see guardPrefixLength; the function has not run yet, or only a few
@@ -110,7 +111,8 @@ export function bodyEndReturn(node: { type: string }): ExitReturn {
  * seeds) this took the instruction-cache misses the checks add from +23–24% to +9–10% on js-yaml's
  * optimised rounds and from +8–9% to +4–6% on markdown-it's, with the instructions the same; acorn's
  * got slightly worse (instructions +1.1% to +2.6–4.5%, misses +15% to +16–18%). In wall time,
- * js-yaml's optimised rounds went from +8–10% to +5–8% with the checks (bench/rounds.js). README.
+ * js-yaml's optimised rounds went from +8–10% to +5–8% with the checks (bench/rounds.js;
+ * docs/cost-and-accuracy.md).
  */
 export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn): string {
   const element = hasOwnLoops ? 1 : 0;
