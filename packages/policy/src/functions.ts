@@ -272,7 +272,16 @@ function isCall(node: Node): boolean {
  * one off; an object key, or an assignment or declaration, inside gives every waiting one a name,
  * unless its value is a call or `new`, where it takes the last one off instead.
  */
-export function waitingFunctions(value: Node): Node[] {
+export function waitingFunctions(value: Node): readonly Node[] {
+  let waiting = waitingCache.get(value);
+  if (!waiting) waitingCache.set(value, (waiting = readWaitingFunctions(value)));
+  return waiting;
+}
+
+/** Every function of a long array of arrows asks about the same array: read it once. */
+const waitingCache = new WeakMap<Node, Node[]>();
+
+function readWaitingFunctions(value: Node): Node[] {
   const waiting: Node[] = [];
   const read = (node: Node): void => {
     switch (node.type) {
