@@ -18,6 +18,7 @@ import {
   ExitReturn,
   guardPrefixLength,
   exitCheckSource,
+  exitSlot,
   FunctionRecord,
   LineIndex,
   PolicyOptions,
@@ -54,8 +55,8 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
   const exitCheckNodes = new Map<string, any>();
   const checks: Checks = {
     entry: () => t.cloneNode(entryCheckNode, true, true),
-    exit: (hasOwnLoops, returns) => {
-      const source = exitCheckSource(hasOwnLoops, returns);
+    exit: (hasOwnLoops, returns, slot) => {
+      const source = exitCheckSource(hasOwnLoops, returns, slot);
       if (!exitCheckNodes.has(source)) exitCheckNodes.set(source, api.template.statement.ast(source));
       return t.cloneNode(exitCheckNodes.get(source), true, true);
     },
@@ -93,7 +94,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
 
         metadata.functions.sort((a, b) => a.start - b.start);
         if (!enabled || !needsPrelude(options, isModule, toInstrument.length)) return;
-        for (const path of toInstrument) instrument(path, t, checks, options);
+        for (const path of toInstrument) instrument(path, src, t, checks, options);
         program.unshiftContainer('body', prelude(isModule));
         metadata.instrumented = toInstrument.length;
         metadata.changed = true;
@@ -126,7 +127,7 @@ function record(src: string, lines: LineIndex, node: any, ancestors: any[], inst
 
 interface Checks {
   entry: () => any;
-  exit: (hasOwnLoops: boolean, returns: ExitReturn) => any;
+  exit: (hasOwnLoops: boolean, returns: ExitReturn, slot: number) => any;
   loop: () => any;
 }
 
@@ -135,15 +136,16 @@ interface Checks {
  * in the body, after a labelled block where the function has `return`s: see @jsprof/policy's
  * check.ts) and (with `loops`) a check at the top of every loop body.
  */
-function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOptions) {
+function instrument(path: NodePath, src: string, t: Types, checks: Checks, options: PolicyOptions) {
   const node = path.node;
   const { loops, returns } = ownLoopsAndReturns(path);
   if (options.loops) addLoopChecks(loops, t, checks.loop);
   const hasOwnLoops = loops.length > 0;
+  const exitCheck = (returnsAt: ExitReturn) => checks.exit(hasOwnLoops, returnsAt, exitSlot(src, node));
   if (node.type === 'ArrowFunctionExpression' && node.body.type !== 'BlockStatement') {
     // `a => expr` becomes `a => { entry; let r = expr; exit; return r; }`.
     const body = options.exits && canKeepReturnValue(node.body)
-      ? [t.variableDeclaration('let', [t.variableDeclarator(t.identifier(RETURN_VALUE_ID), node.body)]), checks.exit(hasOwnLoops, 'value'), t.returnStatement(t.identifier(RETURN_VALUE_ID))]
+      ? [t.variableDeclaration('let', [t.variableDeclarator(t.identifier(RETURN_VALUE_ID), node.body)]), exitCheck('value'), t.returnStatement(t.identifier(RETURN_VALUE_ID))]
       : [t.returnStatement(node.body)];
     node.body = t.blockStatement([checks.entry(), ...body]);
     node.expression = false;
@@ -155,8 +157,8 @@ function instrument(path: NodePath, t: Types, checks: Checks, options: PolicyOpt
   const prefix: any[] = block.body.slice(0, guardPrefixLength(block.body));
   const bodyReturns = returns.filter((ret) => !ret.findParent((parent: NodePath) => prefix.includes(parent.node)));
   let statements: any[] = block.body.slice(prefix.length);
-  if (options.exits && bodyReturns.length === 0) statements = [...statements, checks.exit(hasOwnLoops, bodyEndReturn(node))];
-  else if (options.exits) statements = withLabelledBody(path, block, prefix.length, bodyReturns, t, checks.exit(hasOwnLoops, 'value'));
+  if (options.exits && bodyReturns.length === 0) statements = [...statements, exitCheck(bodyEndReturn(node))];
+  else if (options.exits) statements = withLabelledBody(path, block, prefix.length, bodyReturns, t, exitCheck('value'));
   block.body = [...prefix, checks.entry(), ...statements];
 }
 

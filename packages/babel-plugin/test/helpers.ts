@@ -2,7 +2,7 @@
 import { transformSync, TransformOptions } from '@babel/core';
 import * as vm from 'node:vm';
 import plugin, { JsprofMetadata } from '../src/index';
-import { IMPORTED_COUNTER, IMPORTED_SLOW_PATH, slowPathTrap } from '@jsprof/policy';
+import { IMPORTED_COUNTER, IMPORTED_SLOW_PATH, newCounter, slowPathTrap } from '@jsprof/policy';
 
 export interface Instrumented {
   code: string;
@@ -35,7 +35,7 @@ export function plain(code: string, babel: TransformOptions = {}): string {
 export class FakeRuntime {
   /** The kinds of the checks that ran, in order (see @jsprof/policy's check.ts). */
   readonly kinds: number[] = [];
-  private readonly counter = new Int32Array(2);
+  private readonly counter = newCounter();
   private readonly slowPath = slowPathTrap((kind) => {
     this.kinds.push(kind);
     this.counter.fill(0);

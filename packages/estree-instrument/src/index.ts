@@ -27,6 +27,7 @@ import {
   LineIndex,
   PolicyOptions,
   exitCheckSource,
+  exitSlot,
   guardPrefixLength,
   forEachChild,
   ecmaScriptName,
@@ -172,12 +173,13 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   const { node } = f;
   if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
   const hasOwnLoops = f.loops.length > 0;
+  const slot = exitSlot(code, node);
   if (node.type === 'ArrowFunctionExpression' && node.expression) {
     // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
     const exit = options.exits && canKeepReturnValue(node.body);
     const at = arrowBodyStart(code, node);
     s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
-    s.appendLeft(node.end, exit ? `); ${exitCheckSource(hasOwnLoops, 'value')} return ${RETURN_VALUE_ID}; }` : '); }');
+    s.appendLeft(node.end, exit ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : '); }');
     return;
   }
   const statements: Node[] = node.type === 'StaticBlock' ? node.body : node.body.body;
@@ -202,7 +204,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   if (returns.length === 0) {
     // After the last statement, which may end without a semicolon.
     const last = statements[statements.length - 1];
-    const exitCheck = exitCheckSource(hasOwnLoops, bodyEndReturn(node));
+    const exitCheck = exitCheckSource(hasOwnLoops, bodyEndReturn(node), slot);
     s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheck} `);
     return;
   }
@@ -213,7 +215,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
   const label = (at: number) => {
     s.appendRight(at, `${LABELLED_BODY_OPEN} `);
     // Before the closing brace, never with a statement a move may take away.
-    s.prependRight(close, ` ${labelledBodyClose(hasOwnLoops)} `);
+    s.prependRight(close, ` ${labelledBodyClose(hasOwnLoops, slot)} `);
     for (const ret of returns) rewriteReturn(s, code, ret);
   };
   if (functions.length === 0 || !others.some(isLexicalDeclaration)) {

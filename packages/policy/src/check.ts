@@ -2,13 +2,15 @@
  * What is inserted. Every front end emits exactly these texts, so instrumented code is the same
  * whichever tool produced it, and a second pass recognises the first.
  *
- * A check is `if (--C[i] < 0) delete S[kind];`, written inline: `C` is the runtime's two-element
- * counter and `S` a Proxy whose `deleteProperty` trap is the slow path. The sampler thread sets both
- * elements to 0 when a sample is due (SharedArrayBuffer). Without a thread, the runtime sets `C[0]`
- * to the number of checks expected before the next sample (a count-down) and keeps `C[1]` at 0, so
- * that the exit of every function with loops of its own reads the clock: a count of checks cannot
- * see time pass while such a function loops between sparse checks, and its exit is where that time
- * is charged. The slow path captures the stack when a sample is due and re-arms `C`.
+ * A check is `if (--C[i] < 0) delete S[key];`, written inline: `C` is the runtime's counter and
+ * `S` a Proxy whose `deleteProperty` trap is the slow path. Entry checks and the others count on
+ * `C[0]`; the exit of a function with loops counts on one of EXIT_SLOTS counters after it,
+ * `C[1 + slot]`. The sampler thread sets every element to 0 when a sample is due
+ * (SharedArrayBuffer). Without a thread, the runtime sets `C[0]` to the number of checks expected
+ * before the next sample (a count-down), and each exit slot to the number of its exits expected in
+ * the next 0.1 ms or so, so that the exits of functions with loops read the clock: a count of
+ * checks cannot see time pass while such a function loops between sparse checks, and its exit is
+ * where that time is charged. The slow path captures the stack when a sample is due and re-arms `C`.
  *
  * Inline, a check costs an optimising compiler a load, a decrement, a store and a branch, and takes
  * none of a function's inlining budget, as a called check does. A check that only reads the counter
@@ -33,14 +35,14 @@
  * The kind tells the slow path where the check is: at a function's entry (after the guard clauses
  * its body starts with, if any: see guardPrefixLength; the function has not run yet, or only a few
  * statements, so the time since the sample fell due was spent by its callers, and the sample leaves
- * the function's own frame out), at the exit of a function with loops (counted on `C[1]`), or
+ * the function's own frame out), at the exit of a function with loops (on `C[1 + slot]`), or
  * elsewhere (loop back-edges, exits of functions without loops), keeping the whole stack. Without
  * the runtime, the prelude binds `C` to an object without elements (`--C[0]` is NaN, never below 0)
  * and `S` to a plain object.
  */
 
 import type { PolicyOptions } from './options';
-import { waitingFunctions } from './functions';
+import { v8FunctionStart, waitingFunctions } from './functions';
 import { CALL_TYPES, forEachChild, isFunctionNode, withoutParentheses } from './statements';
 
 export const RUNTIME_GLOBAL = '__jsprof';
@@ -68,24 +70,54 @@ function checkSource(element: number, kind: number): string {
 }
 
 /**
- * A hook's `S` whose trap calls `slowPath` with the kind of each check that reaches it, as the
- * runtime's does: for stand-ins of the runtime.
+ * A hook's `S` whose trap calls `slowPath` with the kind of each check that reaches it (and, for
+ * the exit of a function with loops, its exit slot), as the runtime's does: for stand-ins of the
+ * runtime.
  */
-export function slowPathTrap(slowPath: (kind: number) => void): object {
+export function slowPathTrap(slowPath: (kind: number, slot: number) => void): object {
   return new Proxy(
     {},
     {
       deleteProperty(_target, key) {
-        slowPath(Number(key));
+        const n = Number(key);
+        if (n > LOOPING_EXIT_CHECK_KIND) slowPath(LOOPING_EXIT_CHECK_KIND, n - LOOPING_EXIT_CHECK_KIND);
+        else slowPath(n, 0);
         return true;
       },
     },
   );
 }
 
+/** A counter for stand-ins of the runtime: the count-down, then the exit slots. */
+export function newCounter(): Int32Array {
+  return new Int32Array(1 + EXIT_SLOTS);
+}
+
+/**
+ * How many counters the exits of functions with loops count on: `C[1 + slot]`, whose slow path is
+ * reached with the key `2 + slot` (LOOPING_EXIT_CHECK_KIND + slot). Without a thread the runtime
+ * has each of them read the clock every so many exits, as many as came in a while when it last
+ * read it. One counter for all of them could not see a function's exits slow down: right after a
+ * short function with loops exited thousands of times a millisecond, a function with loops whose
+ * time goes to built-ins and that is called a few times waited for thousands of exits before the
+ * clock was read, and got no sample at all (a program splitting and counting words for 1.3 s in 16
+ * calls: no sample with one counter, 62–65% of them with a counter each, 62–68% with the thread).
+ */
+export const EXIT_SLOTS = 256;
+
+/**
+ * The counter a function with loops counts its exits on: spread by where V8 places the function,
+ * so that two functions share one once in EXIT_SLOTS, and every front end picks the same.
+ */
+export function exitSlot(src: string, fn: { type: string; start?: number | null; [key: string]: any }): number {
+  // A class static block is no function: it counts on the slot where it starts.
+  const at = fn.type === 'StaticBlock' ? -1 : v8FunctionStart(src, fn);
+  return (at < 0 ? (fn.start ?? 0) : at) % EXIT_SLOTS;
+}
+
 /** The check at a function's entry. */
 export const ENTRY_CHECK_SOURCE = checkSource(0, ENTRY_CHECK_KIND);
-/** The check at the exit of a function with loops of its own (counted on `C[1]`, see above). */
+/** The check at the exit of a function with loops of its own, on exit slot 0 (`C[1]`). */
 export const EXIT_CHECK_SOURCE = checkSource(1, LOOPING_EXIT_CHECK_KIND);
 /** The check at loop back-edges, and at the exit of a function without loops. */
 export const CHECK_SOURCE = checkSource(0, CHECK_KIND);
@@ -114,9 +146,9 @@ export function bodyEndReturn(node: { type: string }): ExitReturn {
  * js-yaml's optimised rounds went from +8–10% to +5–8% with the checks (bench/rounds.js;
  * docs/cost-and-accuracy.md).
  */
-export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn): string {
-  const element = hasOwnLoops ? 1 : 0;
-  const kind = hasOwnLoops ? LOOPING_EXIT_CHECK_KIND : CHECK_KIND;
+export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn, slot = 0): string {
+  const element = hasOwnLoops ? 1 + slot : 0;
+  const kind = hasOwnLoops ? LOOPING_EXIT_CHECK_KIND + slot : CHECK_KIND;
   if (returns === 'none') return checkSource(element, kind);
   return `${counterTest(element)} { ${slowPathCall(kind)} return${returns === 'value' ? ` ${RETURN_VALUE_ID}` : ''}; }`;
 }
@@ -139,9 +171,9 @@ export const BODY_LABEL = `${RUNTIME_GLOBAL}$l`;
 export const RETURN_VALUE_ID = `${RUNTIME_GLOBAL}$r`;
 /** Before the labelled body. */
 export const LABELLED_BODY_OPEN = `let ${RETURN_VALUE_ID}; ${BODY_LABEL}: {`;
-/** After the labelled body, given whether the function has loops of its own. */
-export function labelledBodyClose(hasOwnLoops: boolean): string {
-  return `} ${exitCheckSource(hasOwnLoops, 'value')} return ${RETURN_VALUE_ID};`;
+/** After the labelled body, given whether the function has loops of its own, and its exit slot. */
+export function labelledBodyClose(hasOwnLoops: boolean, slot = 0): string {
+  return `} ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID};`;
 }
 
 /**

@@ -9,12 +9,15 @@ import {
   EXIT_CHECK_SOURCE,
   GLOBAL_MODULE_PRELUDE_SOURCE,
   GLOBAL_PRELUDE_SOURCE,
+  EXIT_SLOTS,
   exitCheckSource,
+  exitSlot,
   importPreludeSource,
   isInstrumentedSource,
   requirePreludeSource,
   RETURN_VALUE_ID,
   SLOW_PATH_ID,
+  newCounter,
   slowPathTrap,
 } from '../src/check';
 
@@ -28,7 +31,7 @@ const KINDS = ['check', 'entry', 'looping exit'];
 /** A hook whose counter runs out at every check, so that each calls the slow path, which records its kind. */
 function recordingHook() {
   const calls: string[] = [];
-  const c = new Int32Array(2);
+  const c = newCounter();
   return {
     calls,
     c,
@@ -40,6 +43,26 @@ function recordingHook() {
 }
 
 const GLOBAL_PRELUDES = [GLOBAL_PRELUDE_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE];
+
+test('the exit of a function with loops counts on its exit slot, and reaches the slow path with it', () => {
+  const slots: number[] = [];
+  const c = newCounter();
+  c.fill(1);
+  c[1 + 5] = 0;
+  const s = slowPathTrap((kind, slot) => slots.push(kind, slot));
+  run(`${GLOBAL_PRELUDE_SOURCE}\n${exitCheckSource(true, 'none', 4)}${exitCheckSource(true, 'none', 5)}`, { __jsprof: { c, s } });
+  expect(slots).toEqual([2, 5]);
+  expect([c[0], c[1 + 4], c[1 + 5]]).toEqual([1, 0, -1]);
+  expect(exitCheckSource(true, 'value', 7)).toBe('if (--__jsprof$c[8] < 0) { delete __jsprof$s[9]; return __jsprof$r; }');
+});
+
+test('exit slots spread functions by where V8 places them, within EXIT_SLOTS', () => {
+  const src = 'function a() { for (;;) break; }\n'.repeat(300);
+  const fns: any[] = (parse(src).program.body as any[]);
+  const slots = fns.map((fn) => exitSlot(src, fn));
+  expect(slots.every((slot) => Number.isInteger(slot) && slot >= 0 && slot < EXIT_SLOTS)).toBe(true);
+  expect(new Set(slots).size).toBeGreaterThan(EXIT_SLOTS / 2);
+});
 
 test('the texts parse as scripts and modules', () => {
   expect(() => parse(`${GLOBAL_PRELUDE_SOURCE}\n${CHECK_SOURCE}`, { sourceType: 'script' })).not.toThrow();

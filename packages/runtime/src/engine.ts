@@ -10,10 +10,10 @@
  *   the tick, measured from the rate of recent checks, undershot so the tick is not overrun: each
  *   arming covers a tenth of the time left, closing in on the tick, and in its FINAL_STRETCH every
  *   check calls the slow path, so that the tick is taken at the first check after it falls due, as
- *   the thread would have it; the exit checks of functions with loops count on a second counter
- *   that reads the clock about every EXIT_READ_INTERVAL (see armExits), for time that passes in
- *   loops between sparse checks;
- * - thread mode: a sampler thread sees the time pass and sets both counters to 0, which follows
+ *   the thread would have it; the exit checks of functions with loops count on counters of their
+ *   own (EXIT_SLOTS of them, each function on one), each reading the clock about every
+ *   EXIT_READ_INTERVAL (see armExits), for time that passes in loops between sparse checks;
+ * - thread mode: a sampler thread sees the time pass and sets every counter to 0, which follows
  *   changes of the check rate at once; a count-down overshooting the tick stays armed as a backup.
  * Ticks that pass while no check runs are recorded without a stack by a timer on this thread, which
  * only fires when no JavaScript is running.
@@ -41,9 +41,9 @@ const RATE_WINDOW = 1;
 /** ...or from the last arming, if at least this long ago (ms) and faster. */
 const MIN_ELAPSED = 0.02;
 /**
- * Without a thread, exit checks of functions with loops read the clock about this often (ms) at
- * most: at each one where they are rarer (a function that loops for long), every few where they are
- * frequent (short functions called in a hot path), so that the reads cost little.
+ * Without a thread, the exit checks counting on one exit slot read the clock about this often (ms)
+ * at most: at each one where they are rarer (a function that loops for long), every few where they
+ * are frequent (short functions called in a hot path), so that the reads cost little.
  */
 const EXIT_READ_INTERVAL = 0.1;
 /**
@@ -72,7 +72,7 @@ export interface Platform {
 }
 
 export interface Hook {
-  /** [count-down of entry and loop checks, count of exit checks]. */
+  /** [count-down of entry and loop checks, then the exit slots: counts of exit checks]. */
   c: Int32Array;
   /**
    * What the inserted checks `delete` a property of when their counter runs out, the key being
@@ -82,10 +82,14 @@ export interface Hook {
   s: object;
 }
 
-/** The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). */
+/**
+ * The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). The exit of a function
+ * with loops counts on `c[1 + slot]` and reaches the slow path with `LOOPING_EXIT_CHECK + slot`.
+ */
 export const CHECK = 0;
 export const ENTRY_CHECK = 1;
 export const LOOPING_EXIT_CHECK = 2;
+export const EXIT_SLOTS = 256;
 
 export class Session {
   readonly samples: HeldSample[] = [];
@@ -128,8 +132,9 @@ export class Engine {
   /** The window the next rate is learnt from: since when, and the checks counted in it. */
   #rateFrom = 0;
   #rateChecks = 0;
-  #exitsArmed = 0;
-  #exitsArmedAt = 0;
+  /** Per exit slot: the count it was armed with, and when. */
+  readonly #exitsArmed: Int32Array;
+  readonly #exitsArmedAt: Float64Array;
   /** Count-down mode: every check calls the slow path (the final stretch, or a tick left to the next check). */
   #everyCheck = false;
   resolver: FrameResolver = defaultResolver;
@@ -152,6 +157,10 @@ export class Engine {
     };
     this.#trap = checkSlowPath;
     hook.s = new Proxy({}, { deleteProperty: checkSlowPath });
+    // A realm's hook made by an older runtime may have fewer slots.
+    const slots = Math.max(1, hook.c.length - 1);
+    this.#exitsArmed = new Int32Array(slots);
+    this.#exitsArmedAt = new Float64Array(slots);
   }
 
   /** Profilers not yet stopped, as native Chromium counts them for its limit of 100. */
@@ -272,7 +281,9 @@ export class Engine {
    * sampler thread, exit checks call it every few exits (see armExits): when no sample is due it
    * only read the clock, and the count-down stays as it was. Never throws.
    */
-  readonly slowPath = (kind: number) => {
+  readonly slowPath = (key: number) => {
+    const kind = key > LOOPING_EXIT_CHECK ? LOOPING_EXIT_CHECK : key;
+    const slot = kind === LOOPING_EXIT_CHECK ? Math.min(key - LOOPING_EXIT_CHECK, this.#exitsArmed.length - 1) : 0;
     if (this.#busy || this.#paused) {
       this.#disarm();
       return;
@@ -287,10 +298,10 @@ export class Engine {
       const due = now >= this.#dueTime();
       if (kind === LOOPING_EXIT_CHECK && !due) {
         if (this.#inFinalStretch(now)) this.#arm(now);
-        else this.#armExits(now);
+        else this.#armExits(now, slot);
         return;
       }
-      if (kind === LOOPING_EXIT_CHECK && this.#lateForThisExit(now)) {
+      if (kind === LOOPING_EXIT_CHECK && this.#lateForThisExit(now, slot)) {
         this.#armEveryCheck(now);
         return;
       }
@@ -313,26 +324,25 @@ export class Engine {
 
   /** Checks run, and take no sample, until the counters are armed again. */
   #disarm() {
-    this.hook.c[0] = REARM;
-    this.hook.c[1] = REARM;
+    this.hook.c.fill(REARM);
   }
 
   /**
-   * Arms the exit checks' counter: with a thread, they wait for its zero; without one, they read the
-   * clock every so many exits that reads come about every EXIT_READ_INTERVAL ms, learnt from the
-   * exits counted since the last read (doubling while they come faster than that).
+   * Arms an exit slot's counter: with a thread, its exits wait for the thread's zero; without one,
+   * they read the clock every so many exits that reads come about every EXIT_READ_INTERVAL ms, learnt
+   * from the slot's exits counted since its last read (doubling while they come faster than that).
    */
-  #armExits(now: number) {
+  #armExits(now: number, slot: number) {
     const counter = this.hook.c;
     if (this.#ticker?.ready()) {
-      counter[1] = REARM;
+      counter[1 + slot] = REARM;
       return;
     }
-    const exits = this.#exitsArmed - counter[1];
-    const elapsed = now - this.#exitsArmedAt;
-    const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.#exitsArmed);
-    counter[1] = this.#exitsArmed = Math.min(REARM, Math.max(0, count));
-    this.#exitsArmedAt = now;
+    const exits = this.#exitsArmed[slot] - counter[1 + slot];
+    const elapsed = now - this.#exitsArmedAt[slot];
+    const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.#exitsArmed[slot]);
+    counter[1 + slot] = this.#exitsArmed[slot] = Math.min(REARM, Math.max(0, count));
+    this.#exitsArmedAt[slot] = now;
   }
 
   #inFinalStretch(now: number): boolean {
@@ -342,17 +352,17 @@ export class Engine {
   /**
    * Without a thread, whether an exit of a function with loops that finds the tick already due
    * should leave it to the next check: it should when the tick fell due longer ago than this exit's
-   * share of the time since the exits last read the clock. Such a tick most likely fell due
+   * share of the time since the exits of its slot last read the clock. Such a tick most likely fell due
    * elsewhere, in a pause (a garbage collection) or where the count-down overran it, and the exits
    * of a short function with loops called over and over, which read the clock more often than the
    * count-down runs out, would find most of those ticks (acorn's `skipSpace` got 12–14% of the
    * samples for 2% of the time). A function that looped for long has its exit to itself, and keeps
    * the tick.
    */
-  #lateForThisExit(now: number): boolean {
+  #lateForThisExit(now: number, slot: number): boolean {
     if (this.#ticker?.ready() || this.#everyCheck) return false;
-    const exits = this.#exitsArmed - this.hook.c[1];
-    return (now - this.#dueTime()) * exits > now - this.#exitsArmedAt;
+    const exits = this.#exitsArmed[slot] - this.hook.c[1 + slot];
+    return (now - this.#dueTime()) * exits > now - this.#exitsArmedAt[slot];
   }
 
   /** Every check, of any kind, calls the slow path until the next arming. */
@@ -360,9 +370,9 @@ export class Engine {
     this.#everyCheck = true;
     // the checks counted since the last arming stay counted, for the rate (see arm)
     this.#armedCount -= this.hook.c[0];
-    this.hook.c[0] = 0;
-    this.hook.c[1] = this.#exitsArmed = 0;
-    this.#exitsArmedAt = now;
+    this.hook.c.fill(0);
+    this.#exitsArmed.fill(0);
+    this.#exitsArmedAt.fill(now);
   }
 
   readonly #idleTick = () => {
@@ -464,13 +474,16 @@ export class Engine {
     this.#everyCheck = false;
     counter[0] = this.#armedCount = count;
     if (ticker) {
-      counter[1] = REARM;
+      counter.fill(REARM, 1);
     } else if (this.#inFinalStretch(now)) {
       this.#armEveryCheck(now);
-    } else if (counter[1] > this.#exitsArmed) {
-      // disarmed meanwhile (or a thread stopped): exits read the clock again from the next one
-      counter[1] = this.#exitsArmed = 0;
-      this.#exitsArmedAt = now;
+    } else {
+      for (let slot = 0; slot < this.#exitsArmed.length; slot++) {
+        if (counter[1 + slot] <= this.#exitsArmed[slot]) continue;
+        // disarmed meanwhile (or a thread stopped): the slot's exits read the clock again from the next one
+        counter[1 + slot] = this.#exitsArmed[slot] = 0;
+        this.#exitsArmedAt[slot] = now;
+      }
     }
     this.#armedAt = now;
     this.#armedZeroes = zeroes;

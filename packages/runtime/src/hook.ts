@@ -5,7 +5,7 @@
  * `c` and `s` are also globals of their own, which the checks of ES modules read (see
  * `@jsprof/policy`'s check.ts): modules that ran before the runtime loaded reach it from then on.
  */
-import { Engine, Hook, Platform, REARM } from './engine';
+import { EXIT_SLOTS, Engine, Hook, Platform, REARM } from './engine';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from './names';
 
 interface RealmHook extends Hook {
@@ -14,9 +14,10 @@ interface RealmHook extends Hook {
 
 const realm = globalThis as any;
 
-/** [count-down of entry and loop checks, count of exit checks] (see @jsprof/policy's check.ts). */
+/** [count-down of entry and loop checks, then the exit slots' counts of exit checks] (see @jsprof/policy's check.ts). */
 function newCounter(): Int32Array {
-  const counter = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(8)) : new Int32Array(2);
+  const length = 1 + EXIT_SLOTS;
+  const counter = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length);
   counter.fill(REARM);
   return counter;
 }

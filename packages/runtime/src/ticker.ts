@@ -29,8 +29,7 @@ for (;;) {
   const due = control[0];
   const now = performance.now() + offset;
   if (now >= due) {
-    Atomics.store(counter, 0, 0);
-    Atomics.store(counter, 1, 0);
+    for (let i = 0; i < counter.length; i++) Atomics.store(counter, i, 0);
     Atomics.add(wake, 1, 1);
     Atomics.wait(wake, 0, generation, 1);
   } else {

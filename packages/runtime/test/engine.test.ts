@@ -2,7 +2,7 @@
  * The shared sampler on a simulated clock: the tick grid, late and missed ticks, idle ticks, full
  * sessions, bounded memory, and the count-down and thread arming, deterministically.
  */
-import { BASE_INTERVAL, CHECK, ENTRY_CHECK, Engine, Hook, LOOPING_EXIT_CHECK, Platform, REARM, Session, Ticker } from '../src/engine';
+import { BASE_INTERVAL, CHECK, ENTRY_CHECK, EXIT_SLOTS, Engine, Hook, LOOPING_EXIT_CHECK, Platform, REARM, Session, Ticker } from '../src/engine';
 import { defaultResolver } from '../src/trace';
 
 interface FakeTicker extends Ticker {
@@ -29,8 +29,8 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
   let clock = 5000;
   let idle: (() => void) | null = null;
   // The Engine sets `s`, the Proxy the checks delete from; a test may wrap engine.slowPath to count calls.
-  const hook = { c: new Int32Array(2) } as Hook;
-  hook.c[0] = REARM;
+  const hook = { c: new Int32Array(1 + EXIT_SLOTS) } as Hook;
+  hook.c.fill(REARM);
   const platform: Platform = {
     now: () => (options.coarse ? Math.floor(clock) : clock),
     startIdleTimer(fn) {
@@ -71,8 +71,8 @@ function setup(options: { ticker?: FakeTicker; coarse?: boolean } = {}) {
     entryCheck() {
       if (--hook.c[0] < 0) delete (hook.s as any)[ENTRY_CHECK];
     },
-    loopingExitCheck() {
-      if (--hook.c[1] < 0) delete (hook.s as any)[LOOPING_EXIT_CHECK];
+    loopingExitCheck(slot = 0) {
+      if (--hook.c[1 + slot] < 0) delete (hook.s as any)[LOOPING_EXIT_CHECK + slot];
     },
     /** Calls `listener` with the kind of each check that reaches the slow path, until the returned function is called. */
     onSlowPath(listener: (kind: number) => void): () => void {
@@ -421,6 +421,37 @@ describe('arming', () => {
     const late = session.samples.map((s) => s.timestamp - origin - Math.round((s.timestamp - origin) / BASE_INTERVAL) * BASE_INTERVAL);
     expect(late.length).toBeGreaterThanOrEqual(19);
     for (const ms of late.slice(1)) expect(ms).toBeLessThan(0.005);
+  });
+
+  test('count-down: each exit slot reads the clock at its own pace, so a function with loops called a few times right after dense code is sampled', () => {
+    const env = setup();
+    const session = env.start();
+    // A short function with loops on slot 3 exits every microsecond: it reads the clock every so many exits.
+    for (let i = 0; i < 5000; i++) {
+      env.advance(0.001);
+      env.loopingExitCheck(3);
+    }
+    expect(env.hook.c[1 + 3]).toBeGreaterThan(20);
+    // Then a function with loops on slot 200 whose calls take 20 ms each, in built-ins: every exit
+    // reads the clock and takes the ticks that fell due inside it (on one slot, none would).
+    const before = session.samples.length;
+    for (let i = 0; i < 5; i++) {
+      env.advance(20);
+      env.loopingExitCheck(200);
+    }
+    expect(session.samples.length - before).toBe(10);
+    expect(session.samples.slice(before).every((sample) => sample.stack >= 0)).toBe(true);
+  });
+
+  test('thread: the slow path re-arms every exit slot', () => {
+    const ticker = fakeTicker();
+    const env = setup({ ticker });
+    const session = env.start();
+    env.advance(10.1);
+    env.hook.c.fill(0); // the thread's zero
+    env.loopingExitCheck(7);
+    expect(session.samples).toHaveLength(1);
+    expect(env.hook.c.subarray(1).every((count) => count === REARM)).toBe(true);
   });
 
   test('count-down: an exit that reads the clock takes a tick that fell due since the last check', () => {

@@ -11,7 +11,7 @@ import { Profiler, nodeResolver, setFrameResolver } from '../src/node';
 import { getEngine } from '../src/hook';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from '../src/names';
 import * as policy from '../../policy/src/check';
-import { CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK } from '../src/engine';
+import { CHECK, ENTRY_CHECK, EXIT_SLOTS, LOOPING_EXIT_CHECK } from '../src/engine';
 import { WORK_FILE, expectValidTrace, loadWork, runChild, sleep, stackFrames, withStack } from './helpers';
 
 const work = loadWork();
@@ -123,7 +123,8 @@ describe('the package', () => {
     expect(Object.keys(globalThis)).not.toEqual(expect.arrayContaining([COUNTER_GLOBAL]));
     expect(index).toHaveProperty(policy.IMPORTED_COUNTER, hook.c);
     expect(index).toHaveProperty(policy.IMPORTED_SLOW_PATH, hook.s);
-    expect([CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK]).toEqual([policy.CHECK_KIND, policy.ENTRY_CHECK_KIND, policy.LOOPING_EXIT_CHECK_KIND]);
+    expect([CHECK, ENTRY_CHECK, LOOPING_EXIT_CHECK, EXIT_SLOTS]).toEqual([policy.CHECK_KIND, policy.ENTRY_CHECK_KIND, policy.LOOPING_EXIT_CHECK_KIND, policy.EXIT_SLOTS]);
+    expect(hook.c).toHaveLength(1 + EXIT_SLOTS);
     // The hand-instrumented fixture carries exactly what the transform inserts.
     const fixture = fs.readFileSync(WORK_FILE, 'utf8');
     expect(fixture).toContain(policy.GLOBAL_PRELUDE_SOURCE);
