@@ -8,7 +8,7 @@
  * `C[1 + slot]`. The sampler thread sets every element to 0 when a sample is due
  * (SharedArrayBuffer). Without a thread, the runtime sets `C[0]` to the number of checks expected
  * before the next sample (a count-down), and each exit slot to the number of its exits expected in
- * the next 0.1 ms or so, so that the exits of functions with loops read the clock: a count of
+ * the next millisecond or so, so that the exits of functions with loops read the clock: a count of
  * checks cannot see time pass while such a function loops between sparse checks, and its exit is
  * where that time is charged. The slow path captures the stack when a sample is due and re-arms `C`.
  *
@@ -101,7 +101,7 @@ export function newCounter(): Int32Array {
  * short function with loops exited thousands of times a millisecond, a function with loops whose
  * time goes to built-ins and that is called a few times waited for thousands of exits before the
  * clock was read, and got no sample at all (a program splitting and counting words for 1.3 s in 16
- * calls: no sample with one counter, 62–65% of them with a counter each, 62–68% with the thread).
+ * calls: no sample with one counter, 62–70% of them with a counter each, 62–68% with the thread).
  */
 export const EXIT_SLOTS = 256;
 
