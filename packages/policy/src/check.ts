@@ -61,12 +61,12 @@ function counterTest(element: number): string {
   return `if (--${COUNTER_ID}[${element}] < 0)`;
 }
 
-function slowPathCall(kind: number): string {
-  return `delete ${SLOW_PATH_ID}[${kind}];`;
+function slowPathCall(key: number): string {
+  return `delete ${SLOW_PATH_ID}[${key}];`;
 }
 
-function checkSource(element: number, kind: number): string {
-  return `${counterTest(element)} ${slowPathCall(kind)}`;
+function checkSource(element: number, key: number): string {
+  return `${counterTest(element)} ${slowPathCall(key)}`;
 }
 
 /**
@@ -148,9 +148,9 @@ export function bodyEndReturn(node: { type: string }): ExitReturn {
  */
 export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn, slot = 0): string {
   const element = hasOwnLoops ? 1 + slot : 0;
-  const kind = hasOwnLoops ? LOOPING_EXIT_CHECK_KIND + slot : CHECK_KIND;
-  if (returns === 'none') return checkSource(element, kind);
-  return `${counterTest(element)} { ${slowPathCall(kind)} return${returns === 'value' ? ` ${RETURN_VALUE_ID}` : ''}; }`;
+  const key = hasOwnLoops ? LOOPING_EXIT_CHECK_KIND + slot : CHECK_KIND;
+  if (returns === 'none') return checkSource(element, key);
+  return `${counterTest(element)} { ${slowPathCall(key)} return${returns === 'value' ? ` ${RETURN_VALUE_ID}` : ''}; }`;
 }
 
 /**
