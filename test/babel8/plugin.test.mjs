@@ -16,7 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const requireFromRoot = createRequire(path.join(root, 'package.json'));
 const plugin = requireFromRoot('./packages/babel-plugin/dist/index.js').default;
-const { slowPathTrap, IMPORTED_COUNTER, IMPORTED_SLOW_PATH } = requireFromRoot('./packages/policy/dist/index.js');
+const { newCounter, slowPathTrap, IMPORTED_COUNTER, IMPORTED_SLOW_PATH } = requireFromRoot('./packages/policy/dist/index.js');
 const babel7 = requireFromRoot('@babel/core');
 
 assert.match(babel8.version, /^8\./);
@@ -37,7 +37,7 @@ function transform(babel, code, options = {}, extra = {}) {
 function fakeHook() {
   const hook = {
     calls: 0,
-    c: new Int32Array(2),
+    c: newCounter(),
     s: slowPathTrap(() => {
       hook.calls++;
       hook.c.fill(0);
