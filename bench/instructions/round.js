@@ -25,13 +25,13 @@ process.stdout.write(samples ? `${check} ${samples.taken}\n` : `${check}\n`);
 function sampleEveryChecks(every) {
   const { captureStack } = require('../../packages/runtime/dist/capture.js');
   const { StackStore } = require('../../packages/runtime/dist/trace.js');
-  const { REARM, ENTRY_CHECK } = require('../../packages/runtime/dist/engine.js');
+  const { REARM, ENTRY_CHECK, EXIT_SLOTS } = require('../../packages/runtime/dist/engine.js');
   const store = new StackStore();
-  const counter = new Int32Array(new SharedArrayBuffer(8));
+  const counter = new Int32Array(new SharedArrayBuffer(4 * (1 + EXIT_SLOTS)));
   const samples = { taken: 0 };
   const arm = () => {
+    counter.fill(REARM, 1);
     counter[0] = every;
-    counter[1] = REARM;
   };
   const trap = (_target, key) => {
     store.add(captureStack(trap, Number(key) === ENTRY_CHECK ? 1 : 0));
