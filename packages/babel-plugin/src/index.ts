@@ -83,11 +83,12 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
           'Function|Class|StaticBlock'(path: NodePath) {
             const node = path.node;
             if (node.start == null) return; // inserted by another plugin: not in the source
-            const instrument = enabled && !path.isClass() && shouldInstrumentFunction(node, options);
+            const ancestors = ancestorsOf(path);
+            const instrument = enabled && !path.isClass() && shouldInstrumentFunction(node, options, ancestors);
             if (instrument) toInstrument.push(path);
             // A class stands for its implicit constructor; static blocks are no function of their own.
             if (path.isClass() ? !node.body.body.some((m: any) => m.kind === 'constructor') : !path.isStaticBlock()) {
-              metadata.functions.push(record(src, lines, node, ancestorsOf(path), instrument));
+              metadata.functions.push(record(src, lines, node, ancestors, instrument));
             }
           },
         });

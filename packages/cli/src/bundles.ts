@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, instrument, parseJs } from '@jsprof/estree-instrument';
+import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions } from '@jsprof/policy';
 import { writeAtomic } from './files';
 
@@ -145,7 +145,11 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     program = parseJs(code, file);
   } catch (error) {
     report.error =
-      error instanceof JsSyntaxError ? `syntax error in ${shown}:${error.line}:${error.column}: ${error.reason}` : `cannot parse ${shown}: ${(error as Error).message}`;
+      error instanceof TooDeeplyNestedError
+        ? `cannot instrument ${shown}:${error.line}:${error.column}: ${error.reason}`
+        : error instanceof JsSyntaxError
+          ? `syntax error in ${shown}:${error.line}:${error.column}: ${error.reason}`
+          : `cannot parse ${shown}: ${(error as Error).message}`;
     return finish();
   }
 
@@ -157,7 +161,9 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
       { ...options.placement, runtime: 'global' },
     );
   } catch (error) {
-    report.error = error instanceof OptionsError ? String(error.message) : `cannot instrument ${shown}: ${(error as Error).message}`;
+    if (error instanceof OptionsError) report.error = String(error.message);
+    else if (error instanceof JsSyntaxError) report.error = `cannot instrument ${shown}:${error.line}:${error.column}: ${error.reason}`;
+    else report.error = `cannot instrument ${shown}: ${(error as Error).message}`;
     return finish();
   }
   report.functions = result.stats.functions;

@@ -11,8 +11,9 @@
  * prelude after the program's directives.
  */
 import MagicString from 'magic-string';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { OutputOffsets, outputOffsets } from './offsets';
-import { JsSyntaxError, parseJs } from './parse';
+import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs, refuseDeepNesting } from './parse';
 import {
   BODY_LABEL,
   bodyEndReturn,
@@ -85,6 +86,7 @@ interface Found {
 export function instrument(input: InstrumentInput, rawOptions: unknown = {}): InstrumentResult {
   const options = normalizeOptions(rawOptions);
   const { code, program } = input;
+  refuseDeepNesting(code, input.filename); // the walk below recurses, whichever parser made the tree
   const lines = new LineIndex(code);
   const enabled = shouldInstrumentFile(options, input.filename) && !isInstrumentedSource(code);
 
@@ -107,13 +109,13 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     let own = owner;
     if (isFunction || isStaticBlock) own = { node, loops: [], returns: [] };
     else if (isClass) own = null;
-    if (owner && isLoopNode(node)) owner.loops.push(node);
     if (owner && node.type === 'ReturnStatement' && canKeepReturnValue(node.argument)) owner.returns.push(node);
     path.push(node);
     forEachChild(node, (child) => visit(child, own));
     path.pop();
+    if (owner && isLoopNode(node)) owner.loops.push(node); // inner loops first (see instrumentFunction)
     if (ancestors) {
-      const instrumented = enabled && !isClass && shouldInstrumentFunction(node, options);
+      const instrumented = enabled && !isClass && shouldInstrumentFunction(node, options, ancestors!);
       if (instrumented) found.push(own!);
       const recorded = isClass ? !node.body.body.some((m: Node) => m.kind === 'constructor') : !isStaticBlock;
       if (recorded) {
@@ -128,6 +130,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
 
   const result = (changed: boolean): InstrumentResult => {
     const out = changed ? s.toString() : code;
+    if (changed) refuseUnparsable(out, program.sourceType === 'module' ? 'module' : 'script', input.filename ?? '', s);
     return {
       code: out,
       map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
@@ -140,8 +143,26 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   if (!enabled || !needsPrelude(options, program.sourceType === 'module', found.length)) return result(false);
 
   for (const f of found) instrumentFunction(s, code, f, options);
-  s.appendRight(preludeOffset(code, program), preludeText(program, options));
+  s.prependRight(preludeOffset(code, program), preludeText(program, options));
   return result(true);
+}
+
+/**
+ * Output that does not parse is never returned: that would be a bug in the edits above, and the
+ * file would be broken where it ran. The error names the input's position nearest the fault.
+ */
+function refuseUnparsable(out: string, sourceType: 'script' | 'module', file: string, s: MagicString) {
+  try {
+    // Checks nest the body of a function with `return`s two levels deeper.
+    parseJs(out, file, sourceType, 3 * MAX_NESTING);
+  } catch (error) {
+    if (!(error instanceof JsSyntaxError) || error instanceof TooDeeplyNestedError) throw error;
+    const map = new TraceMap(s.generateMap({ hires: true, source: file }) as any);
+    const at = originalPositionFor(map, { line: error.line, column: error.column - 1 });
+    const line = at.line ?? error.line;
+    const column = at.column == null ? error.column : at.column + 1;
+    throw new JsSyntaxError(file, line, column, `jsprof's checks here would not parse (${error.reason}); nothing was written. Please report this file.`);
+  }
 }
 
 /**
@@ -169,16 +190,23 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
   };
 }
 
+/**
+ * Edits at one offset compose by one rule: constructs are edited inner first (functions in
+ * post-order; in a function, its returns, then its loops, inner first, then its entry, exit and
+ * labelled body), text opening a construct goes before what is already at its start
+ * (prependRight), and text closing one after what is already at its end (appendLeft). So a loop
+ * check's braces wrap a rewritten `return` that is the loop's whole body, and an arrow's closing
+ * comes before the `;` of the statement it ends.
+ */
 function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions) {
   const { node } = f;
-  if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
   const hasOwnLoops = f.loops.length > 0;
   const slot = exitSlot(code, node);
   if (node.type === 'ArrowFunctionExpression' && node.expression) {
     // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
     const exit = options.exits && canKeepReturnValue(node.body);
     const at = arrowBodyStart(code, node);
-    s.appendRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
+    s.prependRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
     s.appendLeft(node.end, exit ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : '); }');
     return;
   }
@@ -197,7 +225,16 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
     first += prefixLength;
     entryAt = statements[first - 1].end;
   }
+  const body = statements.slice(first);
+  const functions = body.filter((st) => st.type === 'FunctionDeclaration');
+  const others = body.filter((st) => st.type !== 'FunctionDeclaration');
   const returns = f.returns.filter((ret) => ret.start >= entryAt);
+  // The labelled body: function declarations before it, or (let/const/class at the top) in it, if a block can hold them.
+  const movesOut = functions.length === 0 || !others.some(isLexicalDeclaration);
+  const labelled = options.exits && returns.length > 0 && (movesOut || canMoveIntoBlock(node, functions));
+
+  if (labelled) for (const ret of returns) rewriteReturn(s, code, ret);
+  if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
   const separator = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
   s.appendLeft(entryAt, `${separator} ${ENTRY_CHECK_SOURCE}`);
   if (!options.exits) return;
@@ -208,25 +245,21 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
     s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheck} `);
     return;
   }
-
-  const body = statements.slice(first);
-  const functions = body.filter((st) => st.type === 'FunctionDeclaration');
-  const others = body.filter((st) => st.type !== 'FunctionDeclaration');
-  const label = (at: number) => {
-    s.appendRight(at, `${LABELLED_BODY_OPEN} `);
-    // Before the closing brace, never with a statement a move may take away.
-    s.prependRight(close, ` ${labelledBodyClose(hasOwnLoops, slot)} `);
-    for (const ret of returns) rewriteReturn(s, code, ret);
-  };
-  if (functions.length === 0 || !others.some(isLexicalDeclaration)) {
+  if (!labelled) return;
+  const blockAt = movesOut ? others[0].start : body[0].start;
+  if (movesOut) {
     // Function declarations go before the block, in their order, so they hoist exactly as before.
-    const blockAt = others[0].start;
-    for (const fn of functions) if (fn.start > blockAt) s.move(fn.start, fn.end, blockAt);
-    label(blockAt);
-    return;
+    for (const fn of functions) {
+      if (fn.start < blockAt) continue;
+      // The statement before it must not run into the one after it once it is gone (ASI).
+      const before = body[body.indexOf(fn) - 1];
+      if (code[before.end - 1] !== ';') s.appendLeft(before.end, ';');
+      s.move(fn.start, fn.end, blockAt);
+    }
   }
-  // let/const/class at the top: the declarations go into the block with them, if a block can hold them.
-  if (canMoveIntoBlock(node, functions)) label(body[0].start);
+  s.prependRight(blockAt, `${LABELLED_BODY_OPEN} `);
+  // Before the closing brace, never with a statement a move may take away.
+  s.prependRight(close, ` ${labelledBodyClose(hasOwnLoops, slot)} `);
 }
 
 /**
@@ -234,7 +267,7 @@ function instrumentFunction(s: MagicString, code: string, f: Found, options: Pol
  * left in a comment after `R =`, so that every edit is an insertion.
  */
 function rewriteReturn(s: MagicString, code: string, ret: Node) {
-  s.appendRight(ret.start, `{ ${RETURN_VALUE_ID} = /*`);
+  s.prependRight(ret.start, `{ ${RETURN_VALUE_ID} = /*`);
   s.appendLeft(ret.start + 'return'.length, ret.argument ? '*/ (' : '*/ void 0');
   if (ret.argument) s.appendLeft(ret.argument.end, ')');
   s.appendLeft(ret.end, `${code[ret.end - 1] === ';' ? '' : ';'} break ${BODY_LABEL}; }`);
@@ -290,7 +323,7 @@ function addLoopCheck(s: MagicString, loop: Node) {
   if (body.type === 'BlockStatement') {
     s.appendLeft(body.start + 1, ` ${CHECK_SOURCE}`);
   } else {
-    s.appendRight(body.start, `{ ${CHECK_SOURCE} `);
+    s.prependRight(body.start, `{ ${CHECK_SOURCE} `);
     s.appendLeft(body.end, ' }');
   }
 }
@@ -333,7 +366,7 @@ function chain(map: any, input: any): any {
   return { ...remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null) };
 }
 
-export { parseJs, JsSyntaxError };
+export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, refuseDeepNesting };
 
 /**
  * The function table of a script as it will run (`<script>.jsprof.json` beside it; see

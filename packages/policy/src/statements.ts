@@ -263,12 +263,40 @@ export function hasOwnLoop(node: Node | null | undefined): boolean {
 }
 
 /**
+ * Whether a statement holds a `with` statement of its own (not one of a nested function or class).
+ * Inside a `with` body every name is looked up on its object first, the checks' names and the
+ * exit check's return value too: a sandbox's Proxy would see them, or answer for them.
+ */
+function hasOwnWith(node: Node | null | undefined): boolean {
+  if (!node) return false;
+  if (node.type === 'WithStatement') return true;
+  switch (node.type) {
+    case 'BlockStatement':
+    case 'StaticBlock':
+    case 'FunctionBody':
+      return (node.body ?? node.stmts).some(hasOwnWith);
+    case 'IfStatement':
+      return hasOwnWith(node.consequent) || hasOwnWith(node.alternate);
+    case 'LabeledStatement':
+      return hasOwnWith(node.body);
+    case 'TryStatement':
+      return hasOwnWith(node.block) || hasOwnWith(node.handler?.body) || hasOwnWith(node.finalizer);
+    case 'SwitchStatement':
+      return node.cases.some((c: Node) => c.consequent.some(hasOwnWith));
+    default:
+      return isLoopNode(node) && hasOwnWith(node.body);
+  }
+}
+
+/**
  * Whether a function (or a static block) gets checks: one whose count reaches the threshold, and
  * (with `loopingFunctions`) one with a loop of its own, which may run for any time whatever its count.
- * An empty one never does.
+ * An empty one never does, nor one inside a `with` statement or holding one (see hasOwnWith):
+ * `ancestors` are the nodes above it, nearest first.
  */
-export function shouldInstrumentFunction(node: Node, options: Pick<PolicyOptions, 'threshold' | 'loopingFunctions'>): boolean {
+export function shouldInstrumentFunction(node: Node, options: Pick<PolicyOptions, 'threshold' | 'loopingFunctions'>, ancestors: readonly Node[] = []): boolean {
   const body = node.type === 'StaticBlock' ? node : node.body;
+  if (hasOwnWith(body) || ancestors.some((a) => a.type === 'WithStatement')) return false;
   const count = countFunctionBody(body);
   if (count === 0) return false;
   return count >= options.threshold || (options.loopingFunctions && hasOwnLoop(body));
