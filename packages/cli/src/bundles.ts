@@ -122,6 +122,9 @@ function collect(inputs: string[], outDir: string | null): { file: string; relat
   return out;
 }
 
+/** Strict, and keeping a byte order mark: the text must be the file's, character for character. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 function instrumentOne(file: string, output: string, options: BundleOptions): FileReport {
   const started = performance.now();
   const shown = path.relative(process.cwd(), file) || file;
@@ -130,13 +133,20 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     report.ms = Math.round((performance.now() - started) * 10) / 10;
     return report;
   };
+  let bytes: Buffer;
   let code: string;
   try {
-    const bytes = fs.readFileSync(file);
+    bytes = fs.readFileSync(file);
     report.bytesIn = bytes.length;
-    code = bytes.toString('utf8');
   } catch (error) {
     report.error = `cannot read ${shown}: ${describeFsError(error)}`;
+    return finish();
+  }
+  try {
+    code = UTF8.decode(bytes);
+  } catch {
+    // Decoded loosely, a Latin-1 é would become U+FFFD, and the file written back would lose it.
+    report.error = `cannot instrument ${shown}: it is not UTF-8 text; jsprof leaves it as it is`;
     return finish();
   }
 

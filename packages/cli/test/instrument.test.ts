@@ -226,6 +226,40 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['bad.js', 'good.js', 'good.js.jsprof.json']);
   });
 
+  test('a file that is not UTF-8 is left byte for byte as it was, named, and the others go on', () => {
+    const dir = tempDir();
+    const latin1 = Buffer.from('function f(a) {\n  var s = "caf\xe9";\n  for (var i = 0; i < a; i++) s += i;\n  return s;\n}\n', 'latin1');
+    fs.writeFileSync(path.join(dir, 'latin1.js'), latin1);
+    fs.writeFileSync(path.join(dir, 'good.js'), 'function f(a) { return a + 1; }\n');
+    const run = jsprof(['instrument', dir, '--in-place', '--threshold', '1']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/jsprof: cannot instrument .*latin1\.js: it is not UTF-8 text; jsprof leaves it as it is\n/);
+    expect(fs.readFileSync(path.join(dir, 'latin1.js')).equals(latin1)).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'good.js'), 'utf8')).toContain('delete __jsprof$s[1]');
+  });
+
+  test('a file nested too deeply for the parser is named with its position, never a crash, and the others go on', () => {
+    const dir = tempDir();
+    const deep = `function f(x) {\n${'if (x > 0) {'.repeat(3000)}x++${'}'.repeat(3000)}\nreturn x }\n`;
+    fs.writeFileSync(path.join(dir, 'deep.js'), deep);
+    fs.writeFileSync(path.join(dir, 'good.js'), 'function f(a) { return a + 1; }\n');
+    const run = jsprof(['instrument', dir, '--in-place', '--threshold', '1']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/jsprof: cannot instrument .*deep\.js:2:\d+: brackets nest more than 500 deep here; jsprof leaves the file as it is\n/);
+    expect(run.stderr).not.toMatch(/FATAL|\n\s+at /);
+    expect(fs.readFileSync(path.join(dir, 'deep.js'), 'utf8')).toBe(deep);
+    expect(fs.readFileSync(path.join(dir, 'good.js'), 'utf8')).toContain('delete __jsprof$s[1]');
+  });
+
+  test('semicolon-less code computes what it did', () => {
+    const dir = tempDir();
+    const code = 'function sum(list) {\n  var total = 0\n  function add(x) { total += x }\n  [1, 2, 3].forEach(add)\n  for (const x of list) add(x)\n  return total\n}\nconsole.log(sum([4]))\n';
+    fs.writeFileSync(path.join(dir, 'asi.js'), code);
+    expect(jsprof(['instrument', path.join(dir, 'asi.js'), '--in-place']).status).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'asi.js'), 'utf8')).toContain('__jsprof$l');
+    expect(spawnSync(process.execPath, [path.join(dir, 'asi.js')], { encoding: 'utf8' }).stdout).toBe('10\n');
+  });
+
   test('a missing file, a place that cannot be written and a wrong usage get one clear line each', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'a.js'), 'function f(a) { return a + 1; }\n');
