@@ -10,6 +10,7 @@
  * declarations stay outside the block, so they hoist as before), loop checks under `loops`, and the
  * prelude after the program's directives.
  */
+import * as vm from 'node:vm';
 import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { OutputOffsets, outputOffsets } from './offsets';
@@ -86,7 +87,6 @@ interface Found {
 export function instrument(input: InstrumentInput, rawOptions: unknown = {}): InstrumentResult {
   const options = normalizeOptions(rawOptions);
   const { code, program } = input;
-  refuseDeepNesting(code, input.filename); // the walk below recurses, whichever parser made the tree
   const lines = new LineIndex(code);
   const enabled = shouldInstrumentFile(options, input.filename) && !isInstrumentedSource(code);
 
@@ -110,6 +110,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     if (isFunction || isStaticBlock) own = { node, loops: [], returns: [] };
     else if (isClass) own = null;
     if (owner && node.type === 'ReturnStatement' && canKeepReturnValue(node.argument)) owner.returns.push(node);
+    if (path.length > MAX_TREE_DEPTH) refuseDeepTree(code, node, input.filename);
     path.push(node);
     forEachChild(node, (child) => visit(child, own));
     path.pop();
@@ -125,12 +126,18 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
       }
     }
   };
-  visit(program, null);
+  try {
+    visit(program, null);
+  } catch (error) {
+    // Out of stack below the depth limit (a long chain of `+`): the path still ends at the deepest node.
+    if (error instanceof RangeError && path.length > 0) refuseDeepTree(code, path[path.length - 1], input.filename, 'too deeply nested to walk here');
+    throw error;
+  }
   records.sort((a, b) => a.start - b.start);
 
   const result = (changed: boolean): InstrumentResult => {
     const out = changed ? s.toString() : code;
-    if (changed) refuseUnparsable(out, program.sourceType === 'module' ? 'module' : 'script', input.filename ?? '', s);
+    if (changed) refuseUnparsable(out, program, input.filename ?? '', s);
     return {
       code: out,
       map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
@@ -148,10 +155,27 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
 }
 
 /**
+ * How deep the walk below may go into a tree, whichever parser made it: as deep as brackets may
+ * nest in a file jsprof parses (MAX_NESTING), with room for the nodes between two brackets
+ * (`if (a) {` is an IfStatement and a BlockStatement) and around them. The walk and the policy's
+ * counts ran out of stack from about 2,000 nested blocks.
+ */
+const MAX_TREE_DEPTH = 2 * MAX_NESTING + 100;
+
+function refuseDeepTree(code: string, node: Node, file = '', reason = `the syntax tree nests more than ${MAX_TREE_DEPTH} deep here`): never {
+  const { line, column } = new LineIndex(code).position(node.start);
+  throw new TooDeeplyNestedError(file, line, column, `${reason}; jsprof leaves the file as it is`);
+}
+
+/**
  * Output that does not parse is never returned: that would be a bug in the edits above, and the
  * file would be broken where it ran. The error names the input's position nearest the fault.
  */
-function refuseUnparsable(out: string, sourceType: 'script' | 'module', file: string, s: MagicString) {
+function refuseUnparsable(out: string, program: Node, file: string, s: MagicString) {
+  const sourceType = program.sourceType === 'module' ? 'module' : 'script';
+  // A module that imports and exports nothing reads as a strict script does (top-level await aside, which V8 refuses there).
+  const asScript = sourceType === 'script' ? out : program.body.some((st: Node) => MODULE_DECLARATIONS.has(st.type)) ? null : `"use strict";${out}`;
+  if (asScript !== null && compilesAsScript(asScript)) return;
   try {
     // Checks nest the body of a function with `return`s two levels deeper.
     parseJs(out, file, sourceType, 3 * MAX_NESTING);
@@ -162,6 +186,23 @@ function refuseUnparsable(out: string, sourceType: 'script' | 'module', file: st
     const line = at.line ?? error.line;
     const column = at.column == null ? error.column : at.column + 1;
     throw new JsSyntaxError(file, line, column, `jsprof's checks here would not parse (${error.reason}); nothing was written. Please report this file.`);
+  }
+}
+
+const MODULE_DECLARATIONS = new Set(['ImportDeclaration', 'ExportNamedDeclaration', 'ExportDefaultDeclaration', 'ExportAllDeclaration']);
+
+/**
+ * Whether V8 compiles the code as a script (a compile is several times faster than acorn's parse of
+ * the whole file, and V8's pre-parser finds the syntax errors of the functions it leaves for later).
+ * Where V8 refuses it, acorn has the last word: Node's V8 may not know all the syntax acorn does,
+ * and a CommonJS file may `return` at its top level.
+ */
+function compilesAsScript(code: string): boolean {
+  try {
+    new vm.Script(code);
+    return true;
+  } catch {
+    return false;
   }
 }
 

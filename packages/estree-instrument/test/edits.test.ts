@@ -128,9 +128,17 @@ describe('deep nesting', () => {
     const code = nestedIfs(n);
     expect(() => parseJs(code, 'deep.js')).toThrow(TooDeeplyNestedError);
     expect(() => parseJs(code, 'deep.js')).toThrow(/^deep\.js:2:\d+: brackets nest more than 500 deep here; jsprof leaves the file as it is$/);
-    // A tree from another parser is refused the same way, before the walk.
-    const shallow = parseJs(nestedIfs(1));
-    expect(() => instrument({ code, program: shallow, filename: 'deep.js' }, { threshold: 1 })).toThrow(TooDeeplyNestedError);
+  });
+
+  test('a tree from another parser nested too deeply is refused by the walk, at the first node past the limit', () => {
+    // `{{{…}}}` as nested blocks, built by hand, as a parser with a deeper stack might give it.
+    const depth = 3000;
+    const code = `${'{'.repeat(depth)}${'}'.repeat(depth)}`;
+    let node: any = { type: 'BlockStatement', start: depth - 1, end: depth + 1, body: [] };
+    for (let i = depth - 2; i >= 0; i--) node = { type: 'BlockStatement', start: i, end: 2 * depth - i, body: [node] };
+    const program = { type: 'Program', sourceType: 'script', start: 0, end: code.length, body: [node] };
+    expect(() => instrument({ code, program, filename: 'deep.js' }, { threshold: 1 })).toThrow(TooDeeplyNestedError);
+    expect(() => instrument({ code, program, filename: 'deep.js' }, { threshold: 1 })).toThrow(/^deep\.js:1:1101: the syntax tree nests more than 1100 deep here/);
   });
 
   test('brackets in strings, templates, comments and regular expressions do not count', () => {
