@@ -4,6 +4,7 @@
  * there, and exposes the runtime as `globalThis.jsprof` (`install({ force: true })` replaces a native one).
  */
 import * as runtime from './browser';
+import { defineGlobal } from './globals';
 
 runtime.install();
-Object.defineProperty(globalThis, 'jsprof', { value: runtime, configurable: true, writable: true, enumerable: false });
+defineGlobal('jsprof', runtime);

@@ -6,6 +6,7 @@
  * `@jsprof/policy`'s check.ts): modules that ran before the runtime loaded reach it from then on.
  */
 import { EXIT_SLOTS, Engine, Hook, Platform, REARM } from './engine';
+import { defineGlobal } from './globals';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from './names';
 
 interface RealmHook extends Hook {
@@ -43,16 +44,9 @@ function isHook(value: any): value is RealmHook {
 }
 
 export const hook: RealmHook = isHook(realm[RUNTIME_GLOBAL]) ? realm[RUNTIME_GLOBAL] : createHook();
-publish(RUNTIME_GLOBAL, hook);
-publish(COUNTER_GLOBAL, hook.c);
-publish(SLOW_PATH_GLOBAL, hook.s);
-
-/** A property of the global object, not enumerable unless a script's `var` already declared it. */
-function publish(name: string, value: unknown): void {
-  if (realm[name] === value) return;
-  if (Object.prototype.hasOwnProperty.call(realm, name)) realm[name] = value;
-  else Object.defineProperty(realm, name, { value, configurable: true, writable: true, enumerable: false });
-}
+defineGlobal(RUNTIME_GLOBAL, hook);
+defineGlobal(COUNTER_GLOBAL, hook.c);
+defineGlobal(SLOW_PATH_GLOBAL, hook.s);
 
 export function getEngine(): Engine {
   return hook.engine!;

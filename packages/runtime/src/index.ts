@@ -5,6 +5,7 @@
  *   const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
  *   … const trace = await profiler.stop();
  */
+import { defineGlobal } from './globals';
 import { getEngine, hook } from './hook';
 import { Profiler, profile } from './profiler';
 import type { FrameResolver } from './trace';
@@ -45,7 +46,7 @@ export interface InstallOptions {
 export function install(options: InstallOptions = {}): typeof Profiler {
   const realm = globalThis as any;
   if (!options.force && isWorkingNative(realm.Profiler)) return realm.Profiler;
-  Object.defineProperty(realm, 'Profiler', { value: Profiler, configurable: true, writable: true, enumerable: false });
+  if (!defineGlobal('Profiler', Profiler)) return realm.Profiler;
   if (typeof realm.performance === 'object' && realm.performance) {
     try {
       Object.defineProperty(realm.performance, 'profile', { value: profile, configurable: true, writable: true, enumerable: false });

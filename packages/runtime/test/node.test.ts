@@ -184,6 +184,33 @@ describe('in a fresh process', () => {
     expect(out).toEqual({ area: true, leaf: work.leaf(100), hook: 'undefined' });
   });
 
+  /** Runs a script file (not `-e`, whose wrapper writes to the global) that freezes the global; its stdout's JSON and its stderr. */
+  function runFrozen(script: string, env: Record<string, string> = {}) {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+    const file = path.join(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'jsprof-frozen-')), 'frozen.js');
+    fs.writeFileSync(file, `const SRC = ${JSON.stringify(SRC)};\n${script}`);
+    const run = spawnSync(process.execPath, ['-r', require.resolve('./support/register-ts.js'), file], { encoding: 'utf8', timeout: 30000, env: { ...process.env, ...env } });
+    if (run.status !== 0) throw new Error(`child failed (${run.status}): ${run.stderr}`);
+    return { out: JSON.parse(run.stdout), stderr: run.stderr };
+  }
+  const profileBusy = `
+      const work = require(${JSON.stringify(WORK_FILE)});
+      const p = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+      work.busy(100);
+      p.stop().then((trace) => console.log(JSON.stringify({ stacked: trace.samples.filter((s) => s.stackId !== undefined).length, profiler: typeof globalThis.Profiler })));`;
+
+  test('a frozen global: the runtime loads without throwing and says once what is lost', () => {
+    const { out, stderr } = runFrozen(`Object.freeze(globalThis);\nconst rt = require(SRC + '/node.ts');\nrt.install();${profileBusy}`);
+    expect(out.profiler).toBe('undefined');
+    expect(stderr.match(/jsprof: the global object is frozen/g)).toHaveLength(1);
+  });
+
+  test('loaded before the global is frozen, the runtime takes samples with stacks', () => {
+    const { out, stderr } = runFrozen(`const rt = require(SRC + '/node.ts');\nObject.freeze(globalThis);${profileBusy}`, { JSPROF_SAMPLER: 'count-down' });
+    expect(out.stacked).toBeGreaterThan(3);
+    expect(stderr).toBe('');
+  });
+
   test('the process exits while the sampler thread runs and no profiler was stopped', () => {
     const out = runChild(`
       const rt = require(SRC + '/node.ts');
