@@ -9,16 +9,12 @@
  */
 import {
   BODY_LABEL,
-  bodyEndReturn,
   CHECK_SOURCE,
-  canKeepReturnValue,
   COUNTER_ID,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
   ExitReturn,
-  guardPrefixLength,
   exitCheckSource,
-  exitSlot,
   FunctionRecord,
   LineIndex,
   PolicyOptions,
@@ -27,6 +23,7 @@ import {
   functionName,
   normalizeOptions,
   needsPrelude,
+  planFunction,
   preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
@@ -132,21 +129,18 @@ interface Checks {
   loop: () => any;
 }
 
-/**
- * Adds the entry check (after the guard clauses the body starts with, if any), the exit check (last
- * in the body, after a labelled block where the function has `return`s: see @jsprof/policy's
- * check.ts) and (with `loops`) a check at the top of every loop body.
- */
+/** Applies @jsprof/policy's plan for the function (plan.ts) to its Babel nodes. */
 function instrument(path: NodePath, src: string, t: Types, checks: Checks, options: PolicyOptions) {
   const node = path.node;
-  const { loops, returns } = ownLoopsAndReturns(path);
-  if (options.loops) addLoopChecks(loops, t, checks.loop);
-  const hasOwnLoops = loops.length > 0;
-  const exitCheck = (returnsAt: ExitReturn) => checks.exit(hasOwnLoops, returnsAt, exitSlot(src, node));
-  if (node.type === 'ArrowFunctionExpression' && node.body.type !== 'BlockStatement') {
-    // `a => expr` becomes `a => { entry; let r = expr; exit; return r; }`.
-    const body = options.exits && canKeepReturnValue(node.body)
-      ? [t.variableDeclaration('let', [t.variableDeclarator(t.identifier(RETURN_VALUE_ID), node.body)]), exitCheck('value'), t.returnStatement(t.identifier(RETURN_VALUE_ID))]
+  const plan = planFunction(src, node, options);
+  const exitCheck = (returns: ExitReturn) => checks.exit(plan.hasOwnLoops, returns, plan.slot);
+  const value = () => t.identifier(RETURN_VALUE_ID);
+  if (plan.loopChecks) {
+    for (const loop of plan.loops) loop.body = t.blockStatement(loop.body.type === 'BlockStatement' ? [checks.loop(), ...loop.body.body] : [checks.loop(), loop.body]);
+  }
+  if (plan.kind === 'expression') {
+    const body = plan.keepsValue
+      ? [t.variableDeclaration('let', [t.variableDeclarator(value(), node.body)]), exitCheck('value'), t.returnStatement(value())]
       : [t.returnStatement(node.body)];
     node.body = t.blockStatement([checks.entry(), ...body]);
     node.expression = false;
@@ -154,95 +148,26 @@ function instrument(path: NodePath, src: string, t: Types, checks: Checks, optio
   }
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;
-  // A call that leaves at one of the guard clauses the body starts with runs no check (@jsprof/policy).
-  const prefix: any[] = block.body.slice(0, guardPrefixLength(block.body));
-  const bodyReturns = returns.filter((ret) => !ret.findParent((parent: NodePath) => prefix.includes(parent.node)));
-  let statements: any[] = block.body.slice(prefix.length);
-  if (options.exits && bodyReturns.length === 0) statements = [...statements, exitCheck(bodyEndReturn(node))];
-  else if (options.exits) statements = withLabelledBody(path, block, prefix.length, bodyReturns, t, exitCheck('value'));
-  block.body = [...prefix, checks.entry(), ...statements];
-}
-
-/** The function's own loops, and its `return`s whose value the exit check may keep (not those of nested functions or classes). */
-function ownLoopsAndReturns(fnPath: NodePath): { loops: NodePath[]; returns: NodePath[] } {
-  const loops: NodePath[] = [];
-  const returns: NodePath[] = [];
-  fnPath.traverse({
-    Function(inner: NodePath) {
-      inner.skip();
-    },
-    Class(inner: NodePath) {
-      inner.skip();
-    },
-    Loop(loop: NodePath) {
-      loops.push(loop);
-    },
-    ReturnStatement(ret: NodePath) {
-      if (canKeepReturnValue(ret.node.argument)) returns.push(ret);
-    },
-  });
-  return { loops, returns };
-}
-
-/**
- * The body in a labelled block whose `return`s break out of it to the exit check, which then
- * returns their value. Function declarations stay outside the block, at the top, so they hoist
- * exactly as before — unless the body declares let/const/class at its top level, which declarations
- * outside the block could not see. Then they move into the block, where it hoists them too, if a
- * block may hold them; if not, the function gets no exit check.
- */
-function withLabelledBody(path: NodePath, block: any, from: number, returns: NodePath[], t: Types, exitCheck: any): any[] {
-  const isFunction = (s: any) => s.type === 'FunctionDeclaration';
-  const functions = block.body.slice(from).filter(isFunction);
-  const outside = functions.length === 0 || !block.body.slice(from).some(isLexicalDeclaration);
-  if (!outside && !canMoveIntoBlock(path, functions)) return block.body.slice(from);
-  const value = () => t.identifier(RETURN_VALUE_ID);
-  for (const ret of returns) {
-    const argument = ret.node.argument ?? t.unaryExpression('void', t.numericLiteral(0));
-    ret.replaceWith(t.blockStatement([t.expressionStatement(t.assignmentExpression('=', value(), argument)), t.breakStatement(t.identifier(BODY_LABEL))]));
+  if (plan.exit === 'value') {
+    const returns = new Set(plan.returns);
+    path.traverse({
+      ReturnStatement(ret: NodePath) {
+        if (!returns.has(ret.node)) return;
+        const argument = ret.node.argument ?? t.unaryExpression('void', t.numericLiteral(0));
+        ret.replaceWith(t.blockStatement([t.expressionStatement(t.assignmentExpression('=', value(), argument)), t.breakStatement(t.identifier(BODY_LABEL))]));
+      },
+    });
   }
-  const statements: any[] = block.body.slice(from);
-  const others = statements.filter((s) => !isFunction(s));
-  const labelled = [
-    t.variableDeclaration('let', [t.variableDeclarator(value())]),
-    t.labeledStatement(t.identifier(BODY_LABEL), t.blockStatement(outside ? others : statements)),
-    exitCheck,
-    t.returnStatement(value()),
-  ];
-  return outside ? [...functions, ...labelled] : labelled;
-}
-
-function isLexicalDeclaration(node: any): boolean {
-  return (
-    (node.type === 'VariableDeclaration' && node.kind !== 'var') ||
-    node.type === 'ClassDeclaration' ||
-    node.type === 'TSEnumDeclaration' ||
-    node.type === 'TSModuleDeclaration'
-  );
-}
-
-/**
- * Whether the body's function declarations keep their meaning inside a block: each name declared
- * once (a block rejects duplicates in strict code), and by no `var` or parameter (a block rejects
- * the first; sloppy `arguments` would stop seeing the second replaced by the function).
- */
-function canMoveIntoBlock(path: NodePath, functions: any[]): boolean {
-  const names = functions.map((f) => f.id.name);
-  if (new Set(names).size !== names.length) return false;
-  return names.every((name) => {
-    const binding = path.scope.getOwnBinding(name);
-    return (
-      binding?.kind === 'hoisted' &&
-      binding.constantViolations.every((v: NodePath) => !v.isVariableDeclarator() && !v.isFunctionDeclaration())
-    );
-  });
-}
-
-function addLoopChecks(loops: NodePath[], t: Types, check: () => any) {
-  for (const loop of loops) {
-    const body = loop.node.body;
-    loop.node.body = t.blockStatement(body.type === 'BlockStatement' ? [check(), ...body.body] : [check(), body]);
+  // Read after the returns were replaced: a `return` may be a statement of the body itself.
+  const prefix = block.body.slice(0, plan.entryAfter);
+  let rest = block.body.slice(plan.entryAfter);
+  if (plan.exit === 'value') {
+    const labelled = t.labeledStatement(t.identifier(BODY_LABEL), t.blockStatement(rest.filter((st: any) => !plan.hoisted.includes(st))));
+    rest = [...plan.hoisted, t.variableDeclaration('let', [t.variableDeclarator(value())]), labelled, exitCheck('value'), t.returnStatement(value())];
+  } else if (plan.exit !== null) {
+    rest = [...rest, exitCheck(plan.exit)];
   }
+  block.body = [...prefix, checks.entry(), ...rest];
 }
 
 export { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE };

@@ -17,9 +17,7 @@ import { OutputOffsets, outputOffsets } from './offsets';
 import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs, refuseDeepNesting } from './parse';
 import {
   BODY_LABEL,
-  bodyEndReturn,
   CHECK_SOURCE,
-  canKeepReturnValue,
   ENTRY_CHECK_SOURCE,
   LABELLED_BODY_OPEN,
   RETURN_VALUE_ID,
@@ -29,16 +27,14 @@ import {
   LineIndex,
   PolicyOptions,
   exitCheckSource,
-  exitSlot,
-  guardPrefixLength,
   forEachChild,
   ecmaScriptName,
   functionName,
-  isLoopNode,
   isFunctionNode,
   isInstrumentedSource,
   needsPrelude,
   normalizeOptions,
+  planFunction,
   preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
@@ -75,14 +71,6 @@ export interface InstrumentResult {
   changed: boolean;
 }
 
-interface Found {
-  node: Node;
-  /** Loops directly inside this function (not in nested functions or classes). */
-  loops: Node[];
-  /** Its own `return` statements whose value the exit check may keep (not those of nested functions). */
-  returns: Node[];
-}
-
 /** Instruments `input.code`; `options` are the Babel plugin's, validated the same way. */
 export function instrument(input: InstrumentInput, rawOptions: unknown = {}): InstrumentResult {
   const options = normalizeOptions(rawOptions);
@@ -91,7 +79,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   const enabled = shouldInstrumentFile(options, input.filename) && !isInstrumentedSource(code);
 
   // Functions in post-order (inner before outer), so insertions at one offset nest correctly.
-  const found: Found[] = [];
+  const found: Node[] = [];
   const records: FunctionRecord[] = [];
   const s = new MagicString(code);
   const wantMap = input.sourceMap !== false;
@@ -100,24 +88,18 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     if (wantMap && at >= 0) s.addSourcemapLocation(at);
   };
   const path: Node[] = []; // the nodes above the one visited, outermost first
-  const visit = (node: Node, owner: Found | null) => {
+  const visit = (node: Node) => {
     mapHere(node.start);
-    const isFunction = isFunctionNode(node);
     const isClass = node.type === 'ClassDeclaration' || node.type === 'ClassExpression';
     const isStaticBlock = node.type === 'StaticBlock';
-    const ancestors = isFunction || isClass || isStaticBlock ? path.slice().reverse() : null;
-    let own = owner;
-    if (isFunction || isStaticBlock) own = { node, loops: [], returns: [] };
-    else if (isClass) own = null;
-    if (owner && node.type === 'ReturnStatement' && canKeepReturnValue(node.argument)) owner.returns.push(node);
+    const ancestors = isFunctionNode(node) || isClass || isStaticBlock ? path.slice().reverse() : null;
     if (path.length > MAX_TREE_DEPTH) refuseDeepTree(code, node, input.filename);
     path.push(node);
-    forEachChild(node, (child) => visit(child, own));
+    forEachChild(node, visit);
     path.pop();
-    if (owner && isLoopNode(node)) owner.loops.push(node); // inner loops first (see instrumentFunction)
     if (ancestors) {
-      const instrumented = enabled && !isClass && shouldInstrumentFunction(node, options, ancestors!);
-      if (instrumented) found.push(own!);
+      const instrumented = enabled && !isClass && shouldInstrumentFunction(node, options, ancestors);
+      if (instrumented) found.push(node);
       const recorded = isClass ? !node.body.body.some((m: Node) => m.kind === 'constructor') : !isStaticBlock;
       if (recorded) {
         const fn = record(code, lines, node, ancestors, instrumented);
@@ -127,7 +109,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     }
   };
   try {
-    visit(program, null);
+    visit(program);
   } catch (error) {
     // Out of stack below the depth limit (a long chain of `+`): the path still ends at the deepest node.
     if (error instanceof RangeError && path.length > 0) refuseDeepTree(code, path[path.length - 1], input.filename, 'too deeply nested to walk here');
@@ -149,7 +131,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   };
   if (!enabled || !needsPrelude(options, program.sourceType === 'module', found.length)) return result(false);
 
-  for (const f of found) instrumentFunction(s, code, f, options);
+  for (const fn of found) instrumentFunction(s, code, fn, options);
   s.prependRight(preludeOffset(code, program), preludeText(program, options));
   return result(true);
 }
@@ -239,64 +221,43 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
  * check's braces wrap a rewritten `return` that is the loop's whole body, and an arrow's closing
  * comes before the `;` of the statement it ends.
  */
-function instrumentFunction(s: MagicString, code: string, f: Found, options: PolicyOptions) {
-  const { node } = f;
-  const hasOwnLoops = f.loops.length > 0;
-  const slot = exitSlot(code, node);
-  if (node.type === 'ArrowFunctionExpression' && node.expression) {
+function instrumentFunction(s: MagicString, code: string, node: Node, options: PolicyOptions) {
+  const plan = planFunction(code, node, options);
+  const { hasOwnLoops, slot } = plan;
+  if (plan.kind === 'expression') {
     // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
-    const exit = options.exits && canKeepReturnValue(node.body);
     const at = arrowBodyStart(code, node);
-    s.prependRight(at, `{ ${ENTRY_CHECK_SOURCE} ${exit ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
-    s.appendLeft(node.end, exit ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : '); }');
+    const keep = plan.keepsValue;
+    s.prependRight(at, `{ ${ENTRY_CHECK_SOURCE} ${keep ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
+    s.appendLeft(node.end, keep ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : '); }');
     return;
   }
-  const statements: Node[] = node.type === 'StaticBlock' ? node.body : node.body.body;
+  const { statements, entryAfter } = plan;
+  const all: Node[] = node.type === 'StaticBlock' ? node.body : node.body.body;
   const open = node.type === 'StaticBlock' ? skipTrivia(code, node.start + 'static'.length) : node.body.start;
   const close = node.end - 1;
-  let entryAt = open + 1;
-  let first = 0;
-  while (first < statements.length && statements[first].directive !== undefined) {
-    entryAt = statements[first].end;
-    first++;
-  }
-  // A call that leaves at one of the guard clauses the body starts with runs no check (@jsprof/policy).
-  const prefixLength = guardPrefixLength(statements.slice(first));
-  if (prefixLength > 0) {
-    first += prefixLength;
-    entryAt = statements[first - 1].end;
-  }
-  const body = statements.slice(first);
-  const functions = body.filter((st) => st.type === 'FunctionDeclaration');
-  const others = body.filter((st) => st.type !== 'FunctionDeclaration');
-  const returns = f.returns.filter((ret) => ret.start >= entryAt);
-  // The labelled body: function declarations before it, or (let/const/class at the top) in it, if a block can hold them.
-  const movesOut = functions.length === 0 || !others.some(isLexicalDeclaration);
-  const labelled = options.exits && returns.length > 0 && (movesOut || canMoveIntoBlock(node, functions));
+  const directives = all.length - statements.length;
+  const entryAt = entryAfter > 0 ? statements[entryAfter - 1].end : directives > 0 ? all[directives - 1].end : open + 1;
 
-  if (labelled) for (const ret of returns) rewriteReturn(s, code, ret);
-  if (options.loops) for (const loop of f.loops) addLoopCheck(s, loop);
-  const separator = first > 0 && code[entryAt - 1] !== ';' ? ';' : '';
+  for (const ret of plan.returns) rewriteReturn(s, code, ret);
+  if (plan.loopChecks) for (const loop of plan.loops) addLoopCheck(s, loop);
+  const separator = entryAt > open + 1 && code[entryAt - 1] !== ';' ? ';' : '';
   s.appendLeft(entryAt, `${separator} ${ENTRY_CHECK_SOURCE}`);
-  if (!options.exits) return;
-  if (returns.length === 0) {
+  if (plan.exit === null) return;
+  if (plan.exit !== 'value') {
     // After the last statement, which may end without a semicolon.
-    const last = statements[statements.length - 1];
-    const exitCheck = exitCheckSource(hasOwnLoops, bodyEndReturn(node), slot);
-    s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheck} `);
+    const last = all[all.length - 1];
+    s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheckSource(hasOwnLoops, plan.exit, slot)} `);
     return;
   }
-  if (!labelled) return;
-  const blockAt = movesOut ? others[0].start : body[0].start;
-  if (movesOut) {
-    // Function declarations go before the block, in their order, so they hoist exactly as before.
-    for (const fn of functions) {
-      if (fn.start < blockAt) continue;
-      // The statement before it must not run into the one after it once it is gone (ASI).
-      const before = body[body.indexOf(fn) - 1];
-      if (code[before.end - 1] !== ';') s.appendLeft(before.end, ';');
-      s.move(fn.start, fn.end, blockAt);
-    }
+  const rest = statements.slice(entryAfter);
+  const blockAt = rest.find((st: Node) => !plan.hoisted.includes(st))!.start;
+  for (const fn of plan.hoisted) {
+    if (fn.start < blockAt) continue;
+    // The statement before it must not run into the one after it once it is gone (ASI).
+    const before = statements[statements.indexOf(fn) - 1];
+    if (code[before.end - 1] !== ';') s.appendLeft(before.end, ';');
+    s.move(fn.start, fn.end, blockAt);
   }
   s.prependRight(blockAt, `${LABELLED_BODY_OPEN} `);
   // Before the closing brace, never with a statement a move may take away.
@@ -312,51 +273,6 @@ function rewriteReturn(s: MagicString, code: string, ret: Node) {
   s.appendLeft(ret.start + 'return'.length, ret.argument ? '*/ (' : '*/ void 0');
   if (ret.argument) s.appendLeft(ret.argument.end, ')');
   s.appendLeft(ret.end, `${code[ret.end - 1] === ';' ? '' : ';'} break ${BODY_LABEL}; }`);
-}
-
-function isLexicalDeclaration(node: Node): boolean {
-  return (node.type === 'VariableDeclaration' && node.kind !== 'var') || node.type === 'ClassDeclaration';
-}
-
-/**
- * Whether the body's function declarations keep their meaning inside a block (the Babel plugin's
- * rule): each name declared once, and by no parameter and no `var` of the function.
- */
-function canMoveIntoBlock(fn: Node, functions: Node[]): boolean {
-  const names = functions.map((f) => f.id.name as string);
-  if (new Set(names).size !== names.length) return false;
-  const taken = new Set<string>();
-  for (const p of fn.params ?? []) collectPatternNames(p, taken);
-  collectVarNames(fn.body, taken);
-  return names.every((name) => !taken.has(name));
-}
-
-function collectPatternNames(node: Node | null, out: Set<string>) {
-  if (!node) return;
-  switch (node.type) {
-    case 'Identifier':
-      out.add(node.name);
-      break;
-    case 'AssignmentPattern':
-      collectPatternNames(node.left, out);
-      break;
-    case 'RestElement':
-      collectPatternNames(node.argument, out);
-      break;
-    case 'ArrayPattern':
-      for (const e of node.elements) collectPatternNames(e, out);
-      break;
-    case 'ObjectPattern':
-      for (const p of node.properties) collectPatternNames(p.type === 'RestElement' ? p : p.value, out);
-      break;
-  }
-}
-
-/** Names bound by `var` anywhere in a function body, nested functions excluded. */
-function collectVarNames(node: Node, out: Set<string>) {
-  if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
-  if (node.type === 'VariableDeclaration' && node.kind === 'var') for (const d of node.declarations) collectPatternNames(d.id, out);
-  forEachChild(node, (child) => collectVarNames(child, out));
 }
 
 function addLoopCheck(s: MagicString, loop: Node) {

@@ -2,3 +2,4 @@ export * from './statements';
 export * from './options';
 export * from './check';
 export * from './functions';
+export * from './plan';

@@ -1,0 +1,143 @@
+/**
+ * The rewrite plan of one function that gets checks: where they go, which `return`s are rewritten
+ * and which function declarations move. Decided once, here, and applied by every front end (Babel
+ * nodes in @jsprof/babel-plugin, text edits in @jsprof/estree-instrument), so they cannot differ.
+ * It reads only what Babel's AST and ESTree share; the texts inserted are check.ts's.
+ *
+ * - An arrow with an expression body becomes `{ entry; let R = (expr); exit; return R; }`, or
+ *   `{ entry; return (expr); }` where storing the value would name a function (`keepsValue`).
+ * - A body gets the entry check after its directives and its guard prefix (statements.ts), and
+ *   checks at the top of its loops' bodies with `loops`.
+ * - With `exits`, a body without `return`s gets the exit check last. One with `return`s runs the
+ *   statements after the guard prefix in a labelled block; each `return x;` in it becomes
+ *   `{ R = x; break L; }`, and the block is followed by the exit check and `return R;`. Function
+ *   declarations stay before the block, in their order, so they hoist as before, unless the body
+ *   declares let/const/class at its top, which declarations outside the block could not see: then
+ *   they go into the block, where it hoists them too, if a block may hold them; if not, the function
+ *   gets no exit check.
+ */
+import type { PolicyOptions } from './options';
+import { ExitReturn, bodyEndReturn, canKeepReturnValue, exitSlot } from './check';
+import { forEachChild, guardPrefixLength, isFunctionNode, isLoopNode } from './statements';
+
+type Node = { type: string; [key: string]: any };
+
+/** A plan over the nodes of the front end's tree (Babel's, or ESTree). */
+export type FunctionPlan<N extends Node = Node> = ExpressionBodyPlan<N> | BlockBodyPlan<N>;
+
+interface PlanBase<N extends Node> {
+  /** Its own loops (not those of nested functions or classes), inner ones before the loops around them. */
+  loops: N[];
+  /** Whether to put a check at the top of each of them. */
+  loopChecks: boolean;
+  /** The exit slot its exit check counts on, if it has loops of its own (check.ts). */
+  hasOwnLoops: boolean;
+  slot: number;
+}
+
+export interface ExpressionBodyPlan<N extends Node = Node> extends PlanBase<N> {
+  kind: 'expression';
+  /** Whether the value is kept in `R` for an exit check (false: exits off, or storing it would name a function). */
+  keepsValue: boolean;
+}
+
+export interface BlockBodyPlan<N extends Node = Node> extends PlanBase<N> {
+  kind: 'block';
+  /** The body's statements, directives left out (ESTree lists them among the statements, Babel apart). */
+  statements: N[];
+  /** How many of `statements` run before the entry check: the guard prefix. */
+  entryAfter: number;
+  /** What the exit check ending the body returns: 'value' after the labelled block; null for no exit check. */
+  exit: ExitReturn | null;
+  /** With `exit: 'value'`: the `return`s to rewrite, all in the labelled block. */
+  returns: N[];
+  /** With `exit: 'value'`: the function declarations after the guard prefix that stand before the labelled block; every other statement after it goes in. */
+  hoisted: N[];
+}
+
+export function planFunction<N extends Node>(src: string, fn: N, options: Pick<PolicyOptions, 'exits' | 'loops'>): FunctionPlan<N> {
+  const body = fn.type === 'StaticBlock' ? fn : fn.body;
+  const loops: N[] = [];
+  const base = { loops, loopChecks: options.loops, hasOwnLoops: false, slot: exitSlot(src, fn) };
+  if (fn.type === 'ArrowFunctionExpression' && body.type !== 'BlockStatement') {
+    return { ...base, kind: 'expression', keepsValue: options.exits && canKeepReturnValue(body) };
+  }
+  const all: N[] = fn.type === 'StaticBlock' ? fn.body : fn.body.body;
+  let directives = 0;
+  while (directives < all.length && all[directives].directive !== undefined) directives++;
+  const statements = all.slice(directives);
+  const entryAfter = guardPrefixLength(statements);
+  const rest = statements.slice(entryAfter);
+  const returns: N[] = [];
+  statements.forEach((statement, i) => collectOwn(statement, loops, i >= entryAfter ? returns : null));
+  base.hasOwnLoops = loops.length > 0;
+  const plan: BlockBodyPlan<N> = { ...base, kind: 'block', statements, entryAfter, exit: null, returns: [], hoisted: [] };
+  if (!options.exits) return plan;
+  if (returns.length === 0) return { ...plan, exit: bodyEndReturn(fn) };
+  const functions = rest.filter((st) => st.type === 'FunctionDeclaration');
+  const staysBefore = functions.length === 0 || !rest.some(isLexicalDeclaration);
+  if (!staysBefore && !canMoveIntoBlock(fn, functions)) return plan;
+  return { ...plan, exit: 'value', returns, hoisted: staysBefore ? functions : [] };
+}
+
+/** Loops (inner first) and `return`s whose value the exit check may keep, not looking into nested functions or classes. */
+function collectOwn<N extends Node>(node: N, loops: N[], returns: N[] | null) {
+  if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
+  if (returns && node.type === 'ReturnStatement' && canKeepReturnValue(node.argument)) returns.push(node);
+  forEachChild(node, (child) => collectOwn(child, loops, returns));
+  if (isLoopNode(node)) loops.push(node);
+}
+
+function isLexicalDeclaration(node: Node): boolean {
+  return (
+    (node.type === 'VariableDeclaration' && node.kind !== 'var') ||
+    node.type === 'ClassDeclaration' ||
+    node.type === 'TSEnumDeclaration' ||
+    node.type === 'TSModuleDeclaration'
+  );
+}
+
+/**
+ * Whether the body's function declarations keep their meaning inside a block: each name declared
+ * once (a block rejects duplicates in strict code), and by no `var` or parameter (a block rejects
+ * the first; sloppy `arguments` would stop seeing the second replaced by the function).
+ */
+function canMoveIntoBlock(fn: Node, functions: Node[]): boolean {
+  const names = functions.map((f) => f.id.name as string);
+  if (new Set(names).size !== names.length) return false;
+  const taken = new Set<string>();
+  for (const param of fn.params ?? []) collectPatternNames(param, taken);
+  collectVarNames(fn.type === 'StaticBlock' ? fn : fn.body, taken);
+  return names.every((name) => !taken.has(name));
+}
+
+function collectPatternNames(node: Node | null, out: Set<string>) {
+  if (!node) return;
+  switch (node.type) {
+    case 'Identifier':
+      out.add(node.name);
+      break;
+    case 'AssignmentPattern':
+      collectPatternNames(node.left, out);
+      break;
+    case 'RestElement':
+      collectPatternNames(node.argument, out);
+      break;
+    case 'ArrayPattern':
+      for (const element of node.elements) collectPatternNames(element, out);
+      break;
+    case 'ObjectPattern':
+      for (const property of node.properties) collectPatternNames(property.type === 'RestElement' ? property : property.value, out);
+      break;
+    case 'TSParameterProperty':
+      collectPatternNames(node.parameter, out);
+      break;
+  }
+}
+
+/** Names bound by `var` anywhere in a function body, nested functions excluded. */
+function collectVarNames(node: Node, out: Set<string>) {
+  if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
+  if (node.type === 'VariableDeclaration' && node.kind === 'var') for (const d of node.declarations) collectPatternNames(d.id, out);
+  forEachChild(node, (child) => collectVarNames(child, out));
+}
