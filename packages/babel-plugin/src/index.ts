@@ -10,7 +10,7 @@
 import {
   BODY_LABEL,
   CHECK_SOURCE,
-  COUNTER_ID,
+  isInstrumentedSource,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
   ExitReturn,
@@ -70,8 +70,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
         const src: string = state.file.code ?? '';
         const lines = new LineIndex(src);
         const isModule = program.node.sourceType === 'module';
-        // Instrumented already: the prelude binds the counter, or a module's checks read it as a global.
-        const instrumented = program.scope.hasBinding(COUNTER_ID) || (isModule && program.scope.hasGlobal(COUNTER_ID));
+        const instrumented = isInstrumentedSource(src);
         // Files left alone still list their functions: tools name frames with them.
         const enabled = shouldInstrumentFile(options, state.filename) && !instrumented;
         const toInstrument: NodePath[] = [];

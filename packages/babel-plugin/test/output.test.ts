@@ -33,6 +33,14 @@ describe('a second pass changes nothing', () => {
     });
   });
 
+  test('an ES module made CommonJS after instrumenting, its prelude writing globals, is recognised (it was wrapped again: a duplicate label)', () => {
+    const once = instrument('export function f(a) { for (let i = 0; i < a; i++); return a; }', { threshold: 1 }, { sourceType: 'module', plugins: ['@babel/plugin-transform-modules-commonjs'] });
+    expect(once.code).toContain('exports.f = f');
+    const twice = instrument(once.code, { threshold: 1 }, { sourceType: 'script' });
+    expect(twice.jsprof.changed).toBe(false);
+    expect(twice.code).toBe(once.code);
+  });
+
   test('code without functions above the threshold is left alone and not marked', () => {
     const out = instrument('function f() { return 1; }', { threshold: 5 });
     expect(out.jsprof.changed).toBe(false);

@@ -282,7 +282,29 @@ export function needsPrelude(options: Pick<PolicyOptions, 'runtime'>, isModule: 
   return checkedFunctions > 0 || (isModule && options.runtime === 'global');
 }
 
-/** Whether code already carries jsprof's prelude, in any of its forms (a second pass must change nothing). */
+/**
+ * Whether code already carries jsprof's prelude, in any of its forms, as written or after a
+ * minifier renamed its bindings and another tool moved it (a module's prelude in the CommonJS a
+ * module transform made of it): a second pass, by any front end, must change nothing. Every
+ * front end and the Node load hook ask this, and nothing else.
+ */
 export function isInstrumentedSource(code: string): boolean {
-  return /\bvar\s+__jsprof\$h\s*=|\btypeof\s+__jsprof\$c\s*==|\bfunction\s+__jsprof\$c\s*\(|\bas\s+__jsprof\$c\b|\bcheckCounter\s*:\s*__jsprof\$c\b/.test(code);
+  return INSTRUMENTED.test(code);
 }
+
+/** `typeof X == "object"`, written either way round (terser swaps it), with either quote. */
+const isObject = (x: string) => `(?:typeof\\s+${x}\\s*==\\s*["']object["']|["']object["']\\s*==\\s*typeof\\s+${x})`;
+
+/**
+ * The hook test both global preludes make (HOOK_OR_INERT; minifiers keep the global's name), the
+ * runtime's exports imported or required under any local names, and older preludes.
+ */
+const INSTRUMENTED = new RegExp(
+  [
+    `${isObject('__jsprof')}\\s*&&\\s*__jsprof\\s*&&\\s*${isObject('__jsprof\\.s\\b')}`,
+    `\\{\\s*checkCounter\\s*(?:as\\s+|:\\s*)[\\w$]+\\s*,\\s*checkTrap\\b`,
+    `\\bvar\\s+__jsprof\\$h\\s*=`,
+    isObject('__jsprof\\$c\\b'),
+    `\\bfunction\\s+__jsprof\\$c\\s*\\(`,
+  ].join('|'),
+);

@@ -167,7 +167,13 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource(importPreludeSource('rt'))).toBe(true);
   expect(isInstrumentedSource(requirePreludeSource('rt'))).toBe(true);
   expect(isInstrumentedSource(requirePreludeSource('rt').replace(/ /g, '\n'))).toBe(true);
+  // as minifiers leave them, bindings renamed and tests turned round
+  expect(isInstrumentedSource('var _=typeof __jsprof=="object"&&__jsprof&&typeof __jsprof.s=="object"?__jsprof:{c:[],s:{}},o=_.c,f=_.s;')).toBe(true);
+  expect(isInstrumentedSource('var o="object"==typeof __jsprof&&__jsprof&&"object"==typeof __jsprof.s?__jsprof:{c:[],s:{}};')).toBe(true);
+  expect(isInstrumentedSource('import{checkCounter as r,checkTrap as e}from"@jsprof/runtime";')).toBe(true);
+  expect(isInstrumentedSource('var{checkCounter:e,checkTrap:r}=require("rt");')).toBe(true);
   expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
+  expect(isInstrumentedSource('if (typeof __jsprof == "object") start();')).toBe(false);
   expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);
 });
 
