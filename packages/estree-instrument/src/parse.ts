@@ -139,7 +139,9 @@ function deepestBracket(code: string, limit: number): number {
       regexAllowed = false;
       continue;
     }
-    if (c === 96 /* ` */) {
+    if (c === 96 /* ` */ || (c === 125 /* } */ && open[open.length - 1] === 1)) {
+      // A template's text, from its start or the end of a substitution, to its end or its next substitution.
+      if (c === 125) open.pop();
       i = skipTemplateText(code, i + 1);
       if (code.startsWith('${', i)) {
         open.push(1);
@@ -160,21 +162,8 @@ function deepestBracket(code: string, limit: number): number {
       continue;
     }
     if (c === 41 || c === 93 || c === 125) {
-      const kind = open.pop();
+      open.pop();
       i++;
-      if (c === 125 && kind === 1) {
-        // The template goes on after `}`.
-        i = skipTemplateText(code, i);
-        if (code.startsWith('${', i)) {
-          open.push(1);
-          i += 2;
-          regexAllowed = true;
-        } else {
-          i++;
-          regexAllowed = false;
-        }
-        continue;
-      }
       regexAllowed = c === 125;
       continue;
     }
