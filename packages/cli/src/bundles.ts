@@ -182,7 +182,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   let text = result.code;
   const files: [string, string][] = [];
   if (result.map) {
-    const map = { ...result.map, file: path.basename(output) };
+    const map = relocateSources(result.map, input?.dir ?? path.dirname(file), path.dirname(output), path.basename(output));
     const stripped = withoutSourceMappingUrl(text);
     if (input?.inline) {
       text = `${stripped}//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
@@ -222,7 +222,21 @@ function lastSourceMappingUrl(code: string): RegExpExecArray | null {
 }
 
 /** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
-function readSourceMap(code: string, file: string): { map: any; inline: boolean } | null {
+/**
+ * The map as it will lie beside the output in `toDir`: relative sources that resolved from
+ * `fromDir` (where the input's map was, or the input itself) resolve to the same files from there.
+ * URLs and absolute paths stay as they are. (The chained map has its input's `sourceRoot` joined
+ * into its sources.)
+ */
+function relocateSources(map: any, fromDir: string, toDir: string, file: string): any {
+  const sources = map.sources.map((source: string | null) => {
+    if (source == null || /^[a-z][\w+.-]*:/i.test(source) || path.isAbsolute(source)) return source;
+    return path.relative(toDir, path.resolve(fromDir, source)).split(path.sep).join('/');
+  });
+  return { ...map, file, sources };
+}
+
+function readSourceMap(code: string, file: string): { map: any; inline: boolean; dir: string } | null {
   const match = lastSourceMappingUrl(code);
   if (!match) return null;
   const url = match[1] ?? match[2];
@@ -232,10 +246,10 @@ function readSourceMap(code: string, file: string): { map: any; inline: boolean 
       const meta = url.slice(5, comma);
       const data = url.slice(comma + 1);
       const text = meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data);
-      return { map: JSON.parse(text), inline: true };
+      return { map: JSON.parse(text), inline: true, dir: path.dirname(file) };
     }
     const mapFile = path.resolve(path.dirname(file), decodeURIComponent(url));
-    return { map: JSON.parse(fs.readFileSync(mapFile, 'utf8')), inline: false };
+    return { map: JSON.parse(fs.readFileSync(mapFile, 'utf8')), inline: false, dir: path.dirname(mapFile) };
   } catch {
     return null;
   }

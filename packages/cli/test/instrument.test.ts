@@ -119,13 +119,30 @@ describe('jsprof instrument on popular dist files', () => {
     expect(new Set(inHeads.map((c) => at(input, c))).size).toBeGreaterThan(20);
   });
 
+  test('--out-dir elsewhere: relative sources of the chained map still resolve to the same files', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'src'));
+    fs.mkdirSync(path.join(dir, 'dist'));
+    fs.writeFileSync(path.join(dir, 'src/app.ts'), 'export function f(a: number) { let s = 0; for (let i = 0; i < a; i++) s += i; return s; }\n');
+    require('esbuild').buildSync({ entryPoints: [path.join(dir, 'src/app.ts')], outfile: path.join(dir, 'dist/app.js'), sourcemap: true, format: 'esm', sourcesContent: false, logLevel: 'silent' });
+    fs.writeFileSync(path.join(dir, 'dist/plain.js'), 'function g(a) { for (; a; a--); return a; }\n');
+    const out = path.join(dir, 'build/deeper');
+    expect(jsprof(['instrument', path.join(dir, 'dist'), '--out-dir', out, '--threshold', '1', '--source-map']).status).toBe(0);
+    const resolved = (file: string) => {
+      const map = JSON.parse(fs.readFileSync(path.join(out, `${file}.map`), 'utf8'));
+      return map.sources.map((source: string) => path.resolve(out, source));
+    };
+    expect(resolved('app.js')).toEqual([path.join(dir, 'src/app.ts')]);
+    expect(resolved('plain.js')).toEqual([path.join(dir, 'dist/plain.js')]);
+  });
+
   test('files without a map get none unless --source-map asks', () => {
     expect(fs.existsSync(path.join(out, 'acorn.js.map'))).toBe(false);
     const dir = tempDir();
     const again = jsprof(['instrument', path.join(src, 'acorn.js'), '--out-dir', dir, '--source-map']);
     expect(again.status).toBe(0);
     const map = JSON.parse(fs.readFileSync(path.join(dir, 'acorn.js.map'), 'utf8'));
-    expect(map.sources).toEqual(['acorn.js']);
+    expect(map.sources.map((source: string) => path.resolve(dir, source))).toEqual([path.join(src, 'acorn.js')]); // the input, not the output
     expect(fs.readFileSync(path.join(dir, 'acorn.js'), 'utf8').trimEnd().endsWith('//# sourceMappingURL=acorn.js.map')).toBe(true);
   });
 
