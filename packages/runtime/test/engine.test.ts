@@ -250,6 +250,35 @@ describe('full sessions and memory', () => {
     expect(env.engine.open).toBe(2);
   });
 
+  test.each([1e9, 1e12])('a clock jumping %d ms fills the buffers at most, at once, whatever their capacity', (jump) => {
+    const env = setup();
+    const small = env.start(10, 100);
+    const large = env.start(30, 200_000);
+    env.advance(10);
+    env.checkRunsOut();
+    const started = performance.now();
+    env.advance(jump);
+    env.checkRunsOut();
+    env.idle();
+    expect(performance.now() - started).toBeLessThan(5_000); // it took 13.5 s and 2.4 GB at 1e9 ms, and died at 4e9
+    expect(small.samples).toHaveLength(100);
+    expect(large.samples).toHaveLength(200_000);
+    expect(env.fired).toEqual([small, large]);
+    for (const s of [small, large]) {
+      const times = s.samples.map((sample) => sample.timestamp);
+      expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t > times[i - 1]))).toBe(true);
+    }
+  });
+
+  test('a clock giving NaN or Infinity records nothing and throws nothing', () => {
+    const env = setup();
+    const session = env.start(10, 100);
+    env.advance(Infinity);
+    expect(() => env.checkRunsOut()).not.toThrow();
+    expect(() => env.idle()).not.toThrow();
+    expect(session.samples).toHaveLength(0);
+  });
+
   test('a long session with a small buffer holds only its buffer', () => {
     const env = setup();
     const session = env.start(10, 50);
