@@ -401,12 +401,13 @@ export class Engine {
   #record(now: number, stack: number) {
     if (!Number.isFinite(now)) return; // a clock patched to give nonsense records nothing
     const lastTick = Math.floor((now - this.#origin) / BASE_INTERVAL);
-    // Each profiler's ticks since the last one recorded, no more than its buffer still holds: the
-    // work is bounded by the buffers whatever the clock did (fake timers jump it by years).
+    // Each profiler's ticks since the last one recorded, no more than its buffer still holds (a
+    // buffer of 0 is found full at its first): the work is bounded by the buffers whatever the
+    // clock did (fake timers jump it by years).
     const ticks = new Set<number>();
     for (const s of this.#sessions) {
-      let room = Math.max(1, s.capacity - s.samples.length); // a buffer of 0 is found full at its first tick
-      for (let tick = s.nextTickAfter(this.#nextTick - 1); tick <= lastTick && room > 0; tick = s.nextTickAfter(tick), room--) ticks.add(tick);
+      let room = Math.max(1, s.capacity - s.samples.length);
+      for (let tick = s.nextTickAfter(this.#nextTick - 1); tick <= lastTick && room-- > 0; tick = s.nextTickAfter(tick)) ticks.add(tick);
     }
     const due = [...ticks].sort((a, b) => a - b);
     for (let i = 0; i < due.length; i++) {

@@ -17,7 +17,7 @@ export function defineGlobal(name: string, value: unknown): boolean {
   }
   if (!warned) {
     warned = true;
-    console.warn(`jsprof: the global object is frozen (no ${name}): load jsprof before freezing it, or checks cannot reach the sampler`);
+    console.warn(`jsprof: the global object is frozen: load jsprof before it (no ${name}, no samples)`);
   }
   return false;
 }
