@@ -23,9 +23,15 @@ function writeTrace() {
 }
 
 process.on('exit', writeTrace);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+// A signal the program does not handle ends it: the trace is written first, and the signal raised
+// again so that it ends as it would have. One the program handles is the program's business: the
+// trace is written when it exits.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  const onSignal = () => {
+    if (process.listenerCount(signal) > 1) return;
+    process.off(signal, onSignal);
     writeTrace();
     process.kill(process.pid, signal);
-  });
+  };
+  process.on(signal, onSignal);
 }

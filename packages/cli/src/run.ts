@@ -1,10 +1,12 @@
 /** `jsprof run`: profiles a Node program in a child process and reports on it. */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RunSettings, SETTINGS_ENV } from './options';
 import { formatReport } from '@jsprof/trace-tools';
+import { writeAtomic } from './files';
 
 export interface RunOptions extends Required<Pick<RunSettings, 'sampleInterval' | 'maxBufferSize' | 'instrument'>> {
   out: string;
@@ -19,43 +21,81 @@ export async function run(script: string, args: string[], options: RunOptions): 
     return 1;
   }
   const out = path.resolve(options.out);
-  try {
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-  } catch {
-    process.stderr.write(`jsprof: cannot create the directory for ${options.out}\n`);
-    return 1;
+  const refused = refusedOutput(out, scriptPath);
+  if (refused) {
+    process.stderr.write(`jsprof: will not write the trace to ${options.out}: ${refused}\n`);
+    return 2;
   }
-  fs.rmSync(out, { force: true });
-  const settings: RunSettings = {
-    instrument: options.instrument,
-    out,
-    sampleInterval: options.sampleInterval,
-    maxBufferSize: options.maxBufferSize,
-  };
+  // The child writes the trace to a file of jsprof's own; it replaces the output only once there is
+  // a trace, so a run that ends without one leaves the output as it was.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-run-'));
+  const traceFile = path.join(scratch, 'trace.json');
+  try {
+    const settings: RunSettings = {
+      instrument: options.instrument,
+      out: traceFile,
+      sampleInterval: options.sampleInterval,
+      maxBufferSize: options.maxBufferSize,
+    };
+    const code = await runChild(scriptPath, args, settings);
+    if (!fs.existsSync(traceFile)) {
+      process.stderr.write(`jsprof: the program ended without a trace\n`);
+      return code || 1;
+    }
+    const text = fs.readFileSync(traceFile, 'utf8');
+    try {
+      writeAtomic(out, text);
+    } catch (error) {
+      process.stderr.write(`jsprof: cannot write the trace to ${options.out}: ${(error as Error).message}\n`);
+      return code || 1;
+    }
+    if (!options.quiet) {
+      process.stderr.write(`\njsprof: trace written to ${path.relative(process.cwd(), out) || out}\n`);
+      process.stderr.write(formatReport(JSON.parse(text), options.top, Math.ceil(Math.max(options.sampleInterval, 1) / 10) * 10));
+    }
+    return code;
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Why the trace may not go to `out` (the script itself, or a directory), or null. */
+function refusedOutput(out: string, script: string): string | null {
+  const stat = fs.statSync(out, { throwIfNoEntry: false });
+  if (!stat) return null;
+  if (stat.isDirectory()) return 'it is a directory';
+  if (stat.isFile() && fs.realpathSync(out) === fs.realpathSync(script)) return 'it is the script to run';
+  return null;
+}
+
+/**
+ * Runs the program and resolves to its exit status (128 + the signal's number when a signal ended
+ * it, as a shell reports it). Signals sent to jsprof are passed on once: the program runs in a
+ * process group of its own when jsprof has no terminal, so that a signal to jsprof's group does
+ * not reach it twice; at a terminal it shares jsprof's group, the terminal's Ctrl-C reaches it
+ * directly, and jsprof passes on SIGINT no more.
+ */
+function runChild(scriptPath: string, args: string[], settings: RunSettings): Promise<number> {
+  const atTerminal = !!process.stdin.isTTY;
   const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('./profile-run')).href, scriptPath, ...args], {
     stdio: 'inherit',
     env: { ...process.env, [SETTINGS_ENV]: JSON.stringify(settings) },
+    detached: !atTerminal,
   });
+  const forwarded: NodeJS.Signals[] = atTerminal ? ['SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  const code: number = await new Promise((resolve) => {
-    child.on('exit', (status, signal) => resolve(status ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : 15) : 1)));
+  for (const signal of forwarded) process.on(signal, forward);
+  // At a terminal, jsprof outlives a Ctrl-C the program handles, to write its report.
+  const ignore = () => {};
+  if (atTerminal) process.on('SIGINT', ignore);
+  return new Promise<number>((resolve) => {
+    child.on('exit', (status, signal) => resolve(status ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1)));
     child.on('error', (error) => {
       process.stderr.write(`jsprof: could not start node: ${error.message}\n`);
       resolve(1);
     });
+  }).finally(() => {
+    for (const signal of forwarded) process.off(signal, forward);
+    process.off('SIGINT', ignore);
   });
-  process.off('SIGINT', forward);
-  process.off('SIGTERM', forward);
-  if (!fs.existsSync(out)) {
-    process.stderr.write(`jsprof: the program ended without a trace\n`);
-    return code || 1;
-  }
-  if (!options.quiet) {
-    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
-    process.stderr.write(`\njsprof: trace written to ${path.relative(process.cwd(), out) || out}\n`);
-    process.stderr.write(formatReport(trace, options.top, Math.ceil(Math.max(options.sampleInterval, 1) / 10) * 10));
-  }
-  return code;
 }
