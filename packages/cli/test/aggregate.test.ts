@@ -125,6 +125,34 @@ describe('jsprof aggregate', () => {
     expect(run.stdout).toContain('page = /\\u001b]0;owned\\u0007:');
   });
 
+  test.each(['constructor', 'toString', '__proto__'])('--group-by %s groups by the traces\' own key only', (key) => {
+    const dir = traceDir();
+    fs.writeFileSync(path.join(dir, 'plain.json'), JSON.stringify({ meta: { page: '/a' }, trace: trace(1, 0) }));
+    fs.writeFileSync(path.join(dir, 'own.json'), `{"meta": {"${key}": "mine"}, "trace": ${JSON.stringify(trace(2, 0))}}`);
+    const run = jsprof(['aggregate', dir, '--group-by', key, '--json']);
+    expect(run.status).toBe(0);
+    const groups = JSON.parse(run.stdout).groups.map((g: any) => g.name).sort();
+    expect(groups).toEqual(['(none)', 'mine']);
+  });
+
+  test('a directory that cannot be read is named and skipped; the others are aggregated', () => {
+    const dir = traceDir();
+    fs.chmodSync(dir, 0o755);
+    fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify(trace(2, 0)));
+    fs.mkdirSync(path.join(dir, 'locked'));
+    fs.writeFileSync(path.join(dir, 'locked/b.json'), JSON.stringify(trace(1, 0)));
+    fs.chmodSync(path.join(dir, 'locked'), 0);
+    // Root reads any directory: run as nobody there.
+    const asRoot = process.getuid?.() === 0;
+    const run = asRoot
+      ? spawnSync('su', ['nobody', '-s', '/bin/sh', '-c', `"${process.execPath}" "${BIN}" aggregate "${dir}"`], { encoding: 'utf8' })
+      : jsprof(['aggregate', dir]);
+    fs.chmodSync(path.join(dir, 'locked'), 0o755);
+    expect(run.stderr).toBe(`jsprof: skipped ${path.join(dir, 'locked')}: permission denied\n`);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('1 traces, 2 samples');
+  });
+
   test('no trace files, or a path that does not exist, is an error', () => {
     const empty = jsprof(['aggregate', traceDir()]);
     expect(empty.status).toBe(1);

@@ -123,7 +123,8 @@ function validateMeta(value: unknown): TraceMeta {
   if (typeof value !== 'object' || Array.isArray(value)) throw new TraceError(`"meta" is ${describe(value)}, not an object`);
   const meta: TraceMeta = {};
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) meta[key] = v;
+    // Defined, not assigned: a key named __proto__ would set the object's prototype.
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) Object.defineProperty(meta, key, { value: v, enumerable: true, writable: true, configurable: true });
     else throw new TraceError(`meta.${key} is ${describe(v)}, not a string, number or boolean`);
   }
   return meta;

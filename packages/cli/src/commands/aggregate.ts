@@ -46,7 +46,10 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
     .option('--json', 'print the whole result as JSON (every function of every view, times in ms, shares from 0 to 1)')
     .addHelpText('after', HELP)
     .action((paths: string[], opts) => {
-      const files = findTraceFiles(paths);
+      const files = findTraceFiles(paths, (dir, error) => {
+        const why = (error as NodeJS.ErrnoException).code === 'EACCES' ? 'permission denied' : error.message;
+        process.stderr.write(`jsprof: skipped ${printable(dir)}: ${why}\n`);
+      });
       if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
       const maxBytes = opts.maxFileSize * 1024 * 1024;
       const result = aggregateWithProgress(files, { groupBy: opts.groupBy, maxFunctions: opts.maxFunctions, limits: { maxBytes, maxInflatedBytes: maxBytes } });

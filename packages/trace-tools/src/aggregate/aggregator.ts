@@ -218,7 +218,9 @@ export class Aggregator {
   }
 
   private tallyFor(meta: TraceMeta): Tally {
-    let name = this.groupBy === null ? 'all' : meta[this.groupBy] === undefined ? NO_GROUP : String(meta[this.groupBy]);
+    // The trace's own key only: `constructor` or `toString` would find Object's.
+    const own = this.groupBy !== null && Object.prototype.hasOwnProperty.call(meta, this.groupBy);
+    let name = this.groupBy === null ? 'all' : own ? String(meta[this.groupBy!]) : NO_GROUP;
     if (!this.groups.has(name) && this.groups.size >= this.maxGroups) {
       this.groupsCapped = true;
       name = OTHER_GROUPS;

@@ -10,9 +10,10 @@ export const TRACE_FILE = /\.(json|gz)$/i;
 
 /**
  * The files named, and every .json, .json.gz and .gz file under the directories named (searched
- * recursively, in name order; symbolic links are not followed). A file is listed once.
+ * recursively, in name order; symbolic links are not followed). A file is listed once. A
+ * directory inside them that cannot be read is passed to `onUnreadable` and skipped.
  */
-export function findTraceFiles(paths: string[]): string[] {
+export function findTraceFiles(paths: string[], onUnreadable: (dir: string, error: Error) => void = () => {}): string[] {
   const files: string[] = [];
   const seen = new Set<string>();
   const add = (file: string) => {
@@ -20,11 +21,18 @@ export function findTraceFiles(paths: string[]): string[] {
     if (!seen.has(full)) files.push(file);
     seen.add(full);
   };
-  const walk = (dir: string) => {
-    const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const walk = (dir: string, given: boolean) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    } catch (error) {
+      if (given) throw error;
+      onUnreadable(dir, error as Error);
+      return;
+    }
     for (const entry of entries) {
       const child = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(child);
+      if (entry.isDirectory()) walk(child, false);
       else if (entry.isFile() && TRACE_FILE.test(entry.name)) add(child);
     }
   };
@@ -35,7 +43,7 @@ export function findTraceFiles(paths: string[]): string[] {
     } catch {
       throw new Error(`no such file or directory: ${given}`);
     }
-    if (stat.isDirectory()) walk(given);
+    if (stat.isDirectory()) walk(given, true);
     else add(given);
   }
   return files;
