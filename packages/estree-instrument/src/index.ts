@@ -254,9 +254,11 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
   const blockAt = rest.find((st: Node) => !plan.hoisted.includes(st))!.start;
   for (const fn of plan.hoisted) {
     if (fn.start < blockAt) continue;
-    // The statement before it must not run into the one after it once it is gone (ASI).
+    // The statement before it must not run into the one after it once it is gone. One that ends
+    // without a semicolon and a line break ends by itself (a declaration, a block); one ended by
+    // a line break gets a semicolon, after the break, not on a function it may end with.
     const before = statements[statements.indexOf(fn) - 1];
-    if (code[before.end - 1] !== ';') s.appendLeft(before.end, ';');
+    if (code[before.end - 1] !== ';' && /[\n\r\u2028\u2029]/.test(code.slice(before.end, fn.start))) s.appendLeft(fn.start, ';');
     s.move(fn.start, fn.end, blockAt);
   }
   s.prependRight(blockAt, `${LABELLED_BODY_OPEN} `);
