@@ -217,3 +217,15 @@ describe('the HTML report in Chromium', () => {
     expect(requests.every((url) => url.startsWith('file:'))).toBe(true);
   });
 });
+
+test('file names and trace text in messages reach the terminal escaped', () => {
+  const evil = path.join(tempDir(), 'x\u001b]0;owned\u0007\u202egnp.json');
+  fs.writeFileSync(evil, '{"resources": [\u001b[2J');
+  for (const command of [['report', evil], ['convert', evil, '--to', 'speedscope'], ['symbolicate', evil, '--source-maps', dir]]) {
+    const run = jsprof(command);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^jsprof: /);
+    expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
+    expect(run.stderr).toContain('\\u001b]0;owned\\u0007\\u202egnp.json');
+  }
+});

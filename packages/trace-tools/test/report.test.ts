@@ -226,6 +226,23 @@ describe('text views', () => {
     }
   });
 
+  test('bidirectional formatting characters are escaped too: U+202E cannot reverse what follows it', () => {
+    const trick: ProfilerTrace = {
+      resources: ['https://x.example/\u202egnp.js'],
+      frames: [{ name: 'safe\u202e\u2066evil\u2069', resourceId: 0, line: 1, column: 1 }],
+      stacks: [{ frameId: 0 }],
+      samples: [{ timestamp: 0, stackId: 0 }],
+    };
+    for (const view of ['functions', 'top-down', 'bottom-up'] as const) {
+      const text = formatView(trick, { view });
+      expect(text).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+      expect(text).toContain('safe\\u202e\\u2066evil\\u2069');
+    }
+    const page = htmlReport({ trace: trick, meta: { 'note\u202e': 'x\u202ey' } }, 'a\u202eb.json');
+    expect(page).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(page).toContain('safe\\\\u202e');
+  });
+
   test('locations: files relative to the working directory, native frames marked', () => {
     expect(displayLocation('file:///work/app/a.js', 3, '/work')).toBe('app/a.js:3');
     expect(displayLocation('file:///elsewhere/a.js', 3, '/work')).toBe('/elsewhere/a.js:3');

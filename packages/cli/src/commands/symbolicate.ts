@@ -1,6 +1,6 @@
 /** `jsprof symbolicate`: a trace's frames mapped to original files, lines, columns and names. */
 import type { Command } from 'commander';
-import { SourceMaps, readTraceFile, symbolicate } from '@jsprof/trace-tools';
+import { SourceMaps, printableLines, readTraceFile, symbolicate } from '@jsprof/trace-tools';
 import { writeAtomic } from '../files';
 
 export function addSymbolicateCommand(program: Command, _setExitCode: (code: number) => void): void {
@@ -27,6 +27,6 @@ export function addSymbolicateCommand(program: Command, _setExitCode: (code: num
       const shown = stats.withoutMap.slice(0, 10).join(', ');
       if (stats.withoutMap.length) lines.push(`jsprof: no source map for ${shown}${stats.withoutMap.length > 10 ? ` and ${stats.withoutMap.length - 10} more` : ''}`);
       for (const bad of stats.badMaps) lines.push(`jsprof: could not read the source map ${bad}`);
-      process.stderr.write(`${lines.join('\n')}\n`);
+      process.stderr.write(printableLines(`${lines.join('\n')}\n`));
     });
 }

@@ -11,6 +11,7 @@ import { CallTreeNode, bottomUpTree, topDownTree } from './call-tree';
 import { frameInfo } from './frames';
 import { BODY, SCRIPT, STYLE } from './html-page';
 import { estimateInterval } from './interval';
+import { printable } from './text-safety';
 
 /** A call tree node as the page reads it: [frameId, total, self, children]. */
 type CompactNode = [number, number, number, CompactNode[]];
@@ -23,15 +24,15 @@ function pageData(document: TraceDocument, title: string) {
   const trace: ProfilerTrace = document.trace;
   const topDown = topDownTree(trace);
   return {
-    title,
+    title: printable(title),
     samples: trace.samples.length,
     busy: topDown.total,
     idle: trace.samples.length - topDown.total,
     intervalMs: estimateInterval(trace),
-    meta: document.meta,
+    meta: Object.fromEntries(Object.entries(document.meta).map(([key, value]) => [printable(key), typeof value === 'string' ? printable(value) : value])),
     frames: trace.frames.map((_, i) => {
       const f = frameInfo(trace, i);
-      return [f.name, f.location];
+      return [printable(f.name), printable(f.location)];
     }),
     topDown: compact(topDown),
     bottomUp: compact(bottomUpTree(trace)),
@@ -57,7 +58,7 @@ export function htmlReport(document: TraceDocument, title: string): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>jsprof report: ${escapeHtml(title)}</title>
+<title>jsprof report: ${escapeHtml(printable(title))}</title>
 <style>${STYLE}</style>
 </head>
 <body>

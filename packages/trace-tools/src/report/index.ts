@@ -9,4 +9,4 @@ export type { ShownNode, TreeLimits } from './prune';
 export { VIEWS, DEFAULT_MIN_SHARE, DEFAULT_TOP_CHILDREN, DEFAULT_TOP_FUNCTIONS, formatView, viewJson } from './views';
 export type { ReportView, ViewOptions } from './views';
 export { htmlReport } from './html';
-export { printable } from './text-safety';
+export { printable, printableLines } from './text-safety';
