@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions } from '@jsprof/policy';
 import { writeAtomic } from './files';
+import { printableLines } from '@jsprof/trace-tools';
 
 export interface BundleOptions {
   outDir?: string;
@@ -50,7 +51,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   try {
     files = collect(inputs, options.outDir ? path.resolve(options.outDir) : null);
   } catch (error) {
-    process.stderr.write(`jsprof: ${(error as Error).message}\n`);
+    process.stderr.write(printableLines(`jsprof: ${(error as Error).message}\n`));
     return 1;
   }
   if (files.length === 0) {
@@ -71,7 +72,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     const report = instrumentOne(f.file, outputs[i], options);
     if (report.error) {
       if (progress) process.stderr.write('\r\x1b[K');
-      process.stderr.write(`jsprof: ${report.error}\n`);
+      process.stderr.write(printableLines(`jsprof: ${report.error}\n`));
     }
     reports.push(report);
   });

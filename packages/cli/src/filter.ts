@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 
 const OWN = [
   path.dirname(require.resolve('@jsprof/runtime/package.json')),
-  path.dirname(require.resolve('@jsprof/babel-plugin/package.json')),
   path.dirname(require.resolve('@jsprof/policy/package.json')),
   path.resolve(__dirname, '..'),
 ].map((dir) => dir + path.sep);

@@ -6,13 +6,16 @@ import type { MessagePort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { instrumentModule, InstrumentOptions } from './instrument';
 import { shouldInstrument } from './filter';
+import { Progress } from './progress';
 
 let port: MessagePort | null = null;
 let options: InstrumentOptions = {};
+let progress = new Progress();
 
-export function initialize(data: { port: MessagePort; options: InstrumentOptions }) {
+export function initialize(data: { port: MessagePort; options: InstrumentOptions; progress: SharedArrayBuffer }) {
   port = data.port;
   options = data.options ?? {};
+  progress = new Progress(data.progress);
 }
 
 export async function load(url: string, context: any, nextLoad: (url: string, context: any) => Promise<any>) {
@@ -21,7 +24,7 @@ export async function load(url: string, context: any, nextLoad: (url: string, co
   const filename = fileURLToPath(url);
   if (!shouldInstrument(filename)) return result;
   const source = typeof result.source === 'string' ? result.source : Buffer.from(result.source).toString('utf8');
-  const instrumented = instrumentModule(source, filename, options);
+  const instrumented = instrumentModule(source, filename, options, 'module', progress);
   if (!instrumented) return result;
   port?.postMessage({ url, metaFile: instrumented.metaFile, meta: instrumented.meta });
   return { ...result, source: instrumented.code };

@@ -1,16 +1,20 @@
 /**
- * Instruments one module's source with the Babel plugin, through an on-disk cache so a second run
- * of a program that loads large libraries does not wait for Babel again.
+ * Instruments one module's source as Node loads it, through the module cache (module-cache.ts), so
+ * a second run of a program that loads large libraries does not instrument them again. The work is
+ * done by the bundled instrumenter (instrumenter.ts), loaded on the first cache miss only: on a
+ * second run it never enters the program's heap.
  */
-import type * as Babel from '@babel/core';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as os from 'node:os';
 import type { FunctionRecord, PlacementOptions } from '@jsprof/policy';
-import { writeAtomic } from './files';
+import type * as Instrumenter from './instrumenter';
+import type { ModuleFormat } from './instrumenter';
+import { cacheBound, cacheDir, pruneCache, readEntry, writeEntry } from './module-cache';
+import type { Progress } from './progress';
 
 export type InstrumentOptions = Partial<PlacementOptions>;
+export type { ModuleFormat };
 
 export interface Instrumented {
   code: string;
@@ -26,78 +30,57 @@ export interface ModuleMeta {
   map: any | null;
 }
 
+/** The bundle build-instrumenter.js makes of instrumenter.ts: one file that requires no package. */
+export const INSTRUMENTER_BUNDLE = path.join(__dirname, 'instrumenter.bundle.js');
+
+let instrumenter: typeof Instrumenter | null = null;
+export function loadInstrumenter(): typeof Instrumenter {
+  return (instrumenter ??= require(INSTRUMENTER_BUNDLE));
+}
+
 /** Changes whenever the code that instruments changes, so stale cache entries are never used. */
-const INSTRUMENTER_ID = (() => {
-  const hash = createHash('sha256');
-  for (const file of [__filename, require.resolve('@jsprof/babel-plugin'), require.resolve('@jsprof/policy')]) {
-    const dir = path.dirname(file);
-    for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.js')).sort()) hash.update(fs.readFileSync(path.join(dir, name)));
-  }
-  return hash.digest('hex');
-})();
+const INSTRUMENTER_ID = createHash('sha256').update(fs.readFileSync(INSTRUMENTER_BUNDLE)).update(fs.readFileSync(__filename)).digest('hex');
 
-/**
- * Babel is loaded on the first cache miss only: on a second run nothing is instrumented, and Babel's
- * modules would only sit in the program's heap (slowing every garbage collection).
- */
-let loaded: { babel: typeof Babel; jsprofPlugin: any } | null = null;
-function instrumenter() {
-  loaded ??= { babel: require('@babel/core'), jsprofPlugin: require('@jsprof/babel-plugin').default };
-  return loaded;
+/** Where this process caches, fixed when it starts (the program may change its directory). */
+const CACHE_DIR = cacheDir();
+
+/** Keeps the cache within its bound: once a run, after it instrumented anything. */
+export function pruneModuleCache(): void {
+  pruneCache(CACHE_DIR, cacheBound().bytes);
 }
 
-export function cacheDir(): string {
-  const fromEnv = process.env.JSPROF_CACHE_DIR;
-  if (fromEnv) return fromEnv;
-  const local = path.join(process.cwd(), 'node_modules');
-  return fs.existsSync(local) ? path.join(local, '.cache', 'jsprof') : path.join(os.tmpdir(), 'jsprof-cache');
+/** How Node loads a file that nothing else tells about: `.mjs` as an ES module, the rest as CommonJS. */
+function formatOf(filename: string): ModuleFormat {
+  return filename.endsWith('.mjs') ? 'module' : 'commonjs';
 }
 
-/** Instruments `source` of `filename`; returns null if the file cannot be parsed (it then runs as it is). */
-export function instrumentModule(source: string, filename: string, options: InstrumentOptions): Instrumented | null {
-  const dir = cacheDir();
+/** Instruments `source` of `filename`; null if it is left as it is (it does not parse, or jsprof refused it: see stderr). */
+export function instrumentModule(
+  source: string,
+  filename: string,
+  options: InstrumentOptions,
+  format: ModuleFormat = formatOf(filename),
+  progress?: Progress,
+): Instrumented | null {
   const key = createHash('sha256')
-    .update(`${INSTRUMENTER_ID}\0${JSON.stringify(options)}\0${filename}\0`)
+    .update(`${INSTRUMENTER_ID}\0${JSON.stringify(options)}\0${format}\0${filename}\0`)
     .update(source)
     .digest('hex')
     .slice(0, 32);
-  const codeFile = path.join(dir, `${key}.js`);
-  const metaFile = path.join(dir, `${key}.meta.json`);
+  const cached = readEntry(CACHE_DIR, key);
+  if (cached) return { ...cached, meta: null };
+  const work = () => loadInstrumenter().instrumentSource(source, filename, format, options);
+  let result: Instrumenter.InstrumentedSource | null;
   try {
-    if (fs.existsSync(metaFile)) return { code: fs.readFileSync(codeFile, 'utf8'), metaFile, meta: null };
-  } catch {
-    // a damaged cache entry is rebuilt below
-  }
-  let result;
-  try {
-    const { babel, jsprofPlugin } = instrumenter();
-    result = babel.transformSync(source, {
-      filename,
-      babelrc: false,
-      configFile: false,
-      sourceType: 'unambiguous',
-      sourceMaps: true,
-      // Frames are placed in the file as Node loads it (as native Chromium places them in the script),
-      // so a library's own source map is not chained in.
-      inputSourceMap: false as any,
-      compact: source.length > 500_000,
-      comments: true,
-      parserOpts: { allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true, errorRecovery: false },
-      plugins: [[jsprofPlugin, options]],
-    });
-  } catch {
+    result = progress ? progress.around(work) : work();
+  } catch (error) {
+    // A refusal says where and why (JsSyntaxError); anything else is a bug, with its stack.
+    const reason = error instanceof SyntaxError ? error.message : `could not instrument ${filename}, which runs without checks: ${(error as Error)?.stack ?? error}`;
+    process.stderr.write(`jsprof: ${reason}\n`);
     return null;
   }
-  if (!result || result.code == null) return null;
-  const metadata = (result.metadata as any).jsprof;
-  const meta: ModuleMeta = { functions: metadata?.functions ?? [], map: metadata?.changed ? result.map : null };
-  const code = metadata?.changed ? result.code : source;
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    writeAtomic(codeFile, code);
-    writeAtomic(metaFile, JSON.stringify(meta));
-    return { code, metaFile, meta: null };
-  } catch {
-    return { code, metaFile: null, meta };
-  }
+  if (!result) return null;
+  const meta: ModuleMeta = { functions: result.functions, map: result.map };
+  const metaFile = writeEntry(CACHE_DIR, key, result.code, JSON.stringify(meta));
+  return { code: result.code, metaFile, meta: metaFile ? null : meta };
 }

@@ -1,4 +1,5 @@
 /** The `jsprof` command. */
+import { printableLines } from '@jsprof/trace-tools';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_THRESHOLD, PlacementOptions } from '@jsprof/policy';
 import { run } from './run';
@@ -7,6 +8,7 @@ import { addReportCommand } from './commands/report';
 import { addConvertCommand } from './commands/convert';
 import { addSymbolicateCommand } from './commands/symbolicate';
 import { addAggregateCommand } from './commands/aggregate';
+import { addCacheCommand } from './commands/cache';
 
 function wholeNumber(name: string, min: number) {
   return (value: string) => {
@@ -56,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--max-buffer-size <n>', 'most samples to keep', wholeNumber('--max-buffer-size', 0), 1_000_000)
     .option('--top <n>', 'how many functions the report lists', wholeNumber('--top', 1), 15)
     .option('-q, --quiet', 'print no report')
+    .addHelpText('after', '\nInstrumented modules are cached, so a second run starts at full speed: see `jsprof cache --help`.')
     .passThroughOptions()
     .action(async (script: string, args: string[], opts) => {
       exitCode = await run(script, args, {
@@ -98,6 +101,7 @@ export async function main(argv: string[]): Promise<number> {
   addConvertCommand(program, setExitCode);
   addSymbolicateCommand(program, setExitCode);
   addAggregateCommand(program, setExitCode);
+  addCacheCommand(program, setExitCode);
 
   program.exitOverride();
   try {
@@ -105,7 +109,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error: any) {
     if (error?.code === 'commander.helpDisplayed' || error?.code === 'commander.version' || error?.code === 'commander.help') return 0;
     if (error?.exitCode !== undefined) return error.exitCode;
-    process.stderr.write(`jsprof: ${error?.message ?? error}\n`);
+    process.stderr.write(printableLines(`jsprof: ${error?.message ?? error}\n`));
     return 1;
   }
   return exitCode;

@@ -7,9 +7,10 @@ import * as Module from 'node:module';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { install, runAsOwnWork, setFrameResolver } from '@jsprof/runtime/node';
-import { instrumentModule } from './instrument';
+import { instrumentModule, pruneModuleCache } from './instrument';
 import { shouldInstrument } from './filter';
 import { readSettings } from './options';
+import { Progress } from './progress';
 import { registerModule, resolveFrame } from './sources';
 
 const settings = readSettings();
@@ -29,28 +30,26 @@ if (!state.__jsprofRegistered) {
     return resolveFrame(frame);
   });
 
+  // Counts the modules instrumented on both threads; a run that instrumented any prunes the cache as it ends.
+  const progress = new Progress();
+  process.on('exit', () => {
+    if (progress.files > 0) runAsOwnWork(pruneModuleCache);
+  });
+
   const register = (Module as any).register as undefined | ((specifier: string, options: object) => void);
   if (typeof register === 'function') {
     register(pathToFileURL(require.resolve('./hooks')).href, {
       parentURL: pathToFileURL(__filename).href,
-      data: { port: port2, options: settings.instrument },
+      data: { port: port2, options: settings.instrument, progress: progress.shared },
       transferList: [port2],
     });
   }
 
   const proto = (Module as any).Module.prototype;
   const compile = proto._compile;
-  // Babel loads some of its own modules lazily while it instruments; those load as they are.
-  let instrumenting = false;
   proto._compile = function (this: unknown, content: string, filename: string) {
-    if (!instrumenting && typeof content === 'string' && shouldInstrument(filename)) {
-      instrumenting = true;
-      let instrumented;
-      try {
-        instrumented = runAsOwnWork(() => instrumentModule(content, filename, settings.instrument));
-      } finally {
-        instrumenting = false;
-      }
+    if (typeof content === 'string' && shouldInstrument(filename)) {
+      const instrumented = runAsOwnWork(() => instrumentModule(content, filename, settings.instrument, 'commonjs', progress));
       if (instrumented) {
         registerModule(filename, instrumented);
         return compile.call(this, instrumented.code, filename);

@@ -6,10 +6,10 @@
  */
 import * as fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { FunctionRecord, LIST_ONLY_OPTIONS, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
+import { FunctionRecord, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
 import type { NamedFrame, RawFrame } from '@jsprof/runtime';
-import type { ModuleMeta } from './instrument';
+import { ModuleMeta, loadInstrumenter } from './instrument';
+import type { TraceMap } from './instrumenter';
 import { isOwnFile } from './filter';
 
 interface Source {
@@ -31,22 +31,6 @@ export function registerModule(location: string, entry: { meta?: ModuleMeta | nu
   loaded.delete(toUrl(location));
 }
 
-function readFunctions(file: string, code: string): FunctionRecord[] {
-  // The plugin with an unreachable threshold only lists functions.
-  const { transformSync } = require('@babel/core') as typeof import('@babel/core');
-  const plugin = require('@jsprof/babel-plugin').default;
-  const result = transformSync(code, {
-    filename: file,
-    babelrc: false,
-    configFile: false,
-    sourceType: 'unambiguous',
-    code: false,
-    parserOpts: { allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true },
-    plugins: [[plugin, LIST_ONLY_OPTIONS]],
-  });
-  return (result?.metadata as any)?.jsprof?.functions ?? [];
-}
-
 function load(url: string): Source | null {
   if (loaded.has(url)) return loaded.get(url)!;
   let source: Source | null = null;
@@ -56,8 +40,9 @@ function load(url: string): Source | null {
       const original = fs.readFileSync(file, 'utf8');
       const entry = registered.get(url);
       const meta: ModuleMeta | undefined = entry?.meta ?? (entry?.metaFile ? JSON.parse(fs.readFileSync(entry.metaFile, 'utf8')) : undefined);
+      const { TraceMap, listFunctions } = loadInstrumenter();
       source = {
-        functions: meta ? meta.functions : readFunctions(file, original),
+        functions: meta ? meta.functions : listFunctions(original, file),
         lines: new LineIndex(original),
         map: meta?.map ? new TraceMap(meta.map) : null,
       };
@@ -71,7 +56,7 @@ function load(url: string): Source | null {
 
 function toOriginal(source: Source, line: number, column: number): number {
   if (!source.map) return source.lines.offset(line, column);
-  const pos = originalPositionFor(source.map, { line, column: column - 1 });
+  const pos = loadInstrumenter().originalPositionFor(source.map, { line, column: column - 1 });
   if (pos.line == null || pos.column == null) return -1;
   return source.lines.offset(pos.line, pos.column + 1);
 }

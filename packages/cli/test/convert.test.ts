@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
-import { summarize } from '@jsprof/trace-tools';
+import { sampleInterval, summarize } from '@jsprof/trace-tools';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { Shares, cpuProfileShares, expectCpuProfileInvariants, functionKey, schemaProblems, treeShares } from '../../trace-tools/test/profile-checks';
 import { BIN, jsprof, tempDir } from './helpers';
@@ -144,10 +144,14 @@ describe('--to speedscope', () => {
       expect(body).not.toContain('Something went wrong');
       expect(failures).toEqual([]);
 
-      // The sandwich view's table: total and self time of every function, each sample weighing 10 ms.
+      // The sandwich view's table: total and self time of every function, each sample weighing the trace's interval.
       const shown = new Map([...body.matchAll(/^(\S+) \(.*\)\n\t(\S+) \(.*\)\n\t(.+)$/gm)].map(([, total, self, name]) => [name, { total, self }]));
       // speedscope's TimeFormatter: seconds from 1 s, milliseconds below (and m:ss from a minute)
-      const ms = (samples: number) => (samples >= 100 ? `${(samples / 100).toFixed(2)}s` : samples ? `${(samples * 10).toFixed(2)}ms` : '0.00ns');
+      const interval = sampleInterval(trace);
+      const ms = (samples: number) => {
+        const time = samples * interval;
+        return time >= 1000 ? `${(time / 1000).toFixed(2)}s` : samples ? `${time.toFixed(2)}ms` : '0.00ns';
+      };
       const summary = summarize(trace);
       for (const name of ['fib', 'spin', 'map']) {
         const f = summary.functions.find((f) => f.name === name)!;

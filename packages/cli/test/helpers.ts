@@ -11,8 +11,9 @@ export function tempDir(prefix = 'jsprof-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export function jsprof(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [BIN, ...args], {
+/** Runs `jsprof` (the workspace's, or the one at `bin`) and waits for it. */
+export function jsprof(args: string[], options: { cwd?: string; env?: Record<string, string>; bin?: string } = {}): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     encoding: 'utf8',
     env: { ...process.env, ...options.env },

@@ -65,10 +65,12 @@ describe('jsprof run', () => {
   test('caches instrumented modules for the next run', () => {
     const entries = fs.readdirSync(cache);
     expect(entries.some((e) => e.endsWith('.meta.json'))).toBe(true);
-    const before = entries.map((e) => fs.statSync(path.join(cache, e)).mtimeMs);
+    // A file written again (atomically, through a rename) would be a new inode.
+    const files = () => fs.readdirSync(cache).map((e) => `${e} ${fs.statSync(path.join(cache, e)).ino}`);
+    const before = files();
     const again = jsprof(['run', '-q', '--out', out, phases, '50'], { env: { JSPROF_CACHE_DIR: cache } });
     expect(again.status).toBe(0);
-    expect(fs.readdirSync(cache).map((e) => fs.statSync(path.join(cache, e)).mtimeMs)).toEqual(before);
+    expect(files()).toEqual(before);
   });
 });
 
@@ -142,6 +144,14 @@ describe('command line', () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('--threshold must be a whole number');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('a file jsprof refuses runs as it is, with a warning that says where and why', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'deep.js'), `console.log(${'['.repeat(600)}'deep'${']'.repeat(600)}.flat(Infinity)[0]);\n`);
+    const r = jsprof(['run', '-q', '--out', path.join(dir, 't.json'), 'deep.js'], { cwd: dir, env: { JSPROF_CACHE_DIR: path.join(dir, 'cache') } });
+    expect([r.status, r.stdout]).toEqual([0, 'deep\n']);
+    expect(r.stderr).toMatch(/^jsprof: \S+deep\.js:1:\d+: brackets nest more than 500 deep here; jsprof leaves the file as it is\n$/);
   });
 
   test('the program’s own arguments pass through, flags included', () => {

@@ -1,0 +1,41 @@
+/** `jsprof cache info` and `jsprof cache clear`: the cache of modules instrumented by `jsprof run` and the register hook. */
+import type { Command } from 'commander';
+import { DEFAULT_MAX_MB, DIR_ENV, MAX_MB_ENV, cacheBound, cacheContents, cacheDir, clearCache } from '../module-cache';
+
+/** Sizes as the bound is given: megabytes of 1024 × 1024 bytes (kilobytes below one). */
+function size(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function addCacheCommand(program: Command, _setExitCode: (code: number) => void): void {
+  const cache = program
+    .command('cache')
+    .description('Show or clear the cache of instrumented modules that makes a second `jsprof run` fast.')
+    .addHelpText(
+      'after',
+      `\nThe cache is in $${DIR_ENV} if set, else node_modules/.cache/jsprof in the current directory if node_modules exists,` +
+        `\nelse jsprof-cache in the system temp directory. A run that instrumented anything ends by removing the least recently` +
+        `\nused modules until the cache is within $${MAX_MB_ENV} megabytes (default ${DEFAULT_MAX_MB}).`,
+    );
+
+  cache
+    .command('info')
+    .description('Print where the cache is, how many modules it holds, its size and its bound.')
+    .action(() => {
+      const dir = cacheDir();
+      const { entries, bytes } = cacheContents(dir);
+      const bound = cacheBound();
+      const boundText = size(bound.bytes) + (bound.invalid === undefined ? '' : ` (${MAX_MB_ENV}=${bound.invalid} is not a number ≥ 0, so the default)`);
+      process.stdout.write(`location  ${dir}\nentries   ${entries} modules\nsize      ${size(bytes)}\nbound     ${boundText}\n`);
+    });
+
+  cache
+    .command('clear')
+    .description('Remove every cached module (nothing else in the cache directory).')
+    .action(() => {
+      const dir = cacheDir();
+      const { bytes } = cacheContents(dir);
+      const removed = clearCache(dir);
+      process.stdout.write(`jsprof: removed ${removed} cached modules (${size(bytes)}) from ${dir}\n`);
+    });
+}
