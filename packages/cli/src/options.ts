@@ -21,3 +21,17 @@ export function readSettings(): RunSettings {
     return fallback;
   }
 }
+
+/**
+ * The grid `jsprof run` samples on: the API's 10 ms for multiples of 10, else 1 ms, so that
+ * `--sample-interval 1` samples every millisecond, as `node --cpu-prof` does.
+ */
+export function runBaseInterval(sampleInterval: number): number {
+  return sampleInterval > 0 && sampleInterval % 10 === 0 ? 10 : 1;
+}
+
+/** The interval a `jsprof run` profile samples at (see runBaseInterval). */
+export function runInterval(sampleInterval: number): number {
+  const base = runBaseInterval(sampleInterval);
+  return Math.max(1, Math.ceil(sampleInterval / base)) * base;
+}

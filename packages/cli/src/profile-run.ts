@@ -4,10 +4,11 @@
  */
 import * as fs from 'node:fs';
 import './register';
-import { Profiler } from '@jsprof/runtime/node';
-import { readSettings } from './options';
+import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
+import { readSettings, runBaseInterval } from './options';
 
 const settings = readSettings();
+setBaseInterval(runBaseInterval(settings.sampleInterval));
 const profiler = new Profiler({ sampleInterval: settings.sampleInterval, maxBufferSize: settings.maxBufferSize });
 let written = false;
 

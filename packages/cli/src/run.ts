@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RunSettings, SETTINGS_ENV } from './options';
+import { RunSettings, SETTINGS_ENV, runInterval } from './options';
 import { formatReport } from '@jsprof/trace-tools';
 import { writeAtomic } from './files';
 
@@ -51,7 +51,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
     }
     if (!options.quiet) {
       process.stderr.write(`\njsprof: trace written to ${path.relative(process.cwd(), out) || out}\n`);
-      process.stderr.write(formatReport(JSON.parse(text), options.top, Math.ceil(Math.max(options.sampleInterval, 1) / 10) * 10));
+      process.stderr.write(formatReport(JSON.parse(text), options.top, runInterval(options.sampleInterval)));
     }
     return code;
   } finally {

@@ -74,6 +74,30 @@ describe('jsprof run', () => {
   });
 });
 
+describe('--sample-interval below 10 ms', () => {
+  test('samples every 1 ms, as node --cpu-prof does, with the phases in the same proportions', () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'trace.json');
+    const run = jsprof(['run', '--out', out, '--sample-interval', '1', phases, '200', '0'], { env: { JSPROF_CACHE_DIR: path.join(dir, 'cache') } });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/samples every 1 ms/);
+    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const times = trace.samples.map((s: any) => s.timestamp);
+    const gaps = times.slice(1).map((t: number, i: number) => t - times[i]).sort((a: number, b: number) => a - b);
+    expect(gaps[gaps.length >> 1]).toBeGreaterThan(0.5);
+    expect(gaps[gaps.length >> 1]).toBeLessThan(2);
+    // three phases of 200 ms: several hundred samples with a stack (about 60 at 10 ms)
+    expect(trace.samples.filter((s: any) => s.stackId !== undefined).length).toBeGreaterThan(250);
+    // Each phase is an arrow passed to spin (lines 60-62): about a third of the busy time each.
+    const summary = summarize(trace);
+    for (const line of [60, 61, 62]) {
+      const share = summary.functions.find((f) => f.line === line && f.resource === phasesUrl)!.total / summary.busy;
+      expect(share).toBeGreaterThan(0.2);
+      expect(share).toBeLessThan(0.5);
+    }
+  });
+});
+
 describe('attribution', () => {
   test('a sample taken at a function entry goes to the caller, which spent the time', () => {
     const dir = tempDir();

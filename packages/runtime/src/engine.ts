@@ -36,6 +36,8 @@ const UNDERSHOOT = 0.1;
 const BACKUP = 1.5;
 /** At most this many missed ticks are charged to one captured stack; older ones get no stack. */
 const MAX_BACKFILL = 50;
+/** ...at the API's 10 ms: the bound is this much time (ms), whatever the grid's step. */
+const MAX_BACKFILL_MS = MAX_BACKFILL * BASE_INTERVAL;
 /** A rate of checks is learnt from at least this many milliseconds. */
 const RATE_WINDOW = 1;
 /** ...or from the last arming, if at least this long ago (ms) and faster. */
@@ -116,6 +118,8 @@ export class Session {
 
 export class Engine {
   readonly store = new StackStore();
+  /** The grid's step (ms): BASE_INTERVAL, as native Chromium has it, unless a tool sets another (setBaseInterval). */
+  #base = BASE_INTERVAL;
   /** Profilers that are sampling. */
   readonly #sessions = new Set<Session>();
   /** Profilers not yet stopped (sampling, or full and holding their samples). */
@@ -173,6 +177,21 @@ export class Engine {
     return this.#held.size;
   }
 
+  get baseInterval(): number {
+    return this.#base;
+  }
+
+  /**
+   * Sets the grid's step, for tools that sample finer than the API's 10 ms (`jsprof run
+   * --sample-interval 1`, as `node --cpu-prof` samples every 1 ms). Only while no profiler
+   * samples: their ticks are on the grid. False if it could not be set.
+   */
+  setBaseInterval(ms: number): boolean {
+    if (this.#sessions.size > 0 || !(ms >= 0.1) || !Number.isFinite(ms)) return false;
+    this.#base = ms;
+    return true;
+  }
+
   get mode(): 'thread' | 'count-down' {
     return this.#ticker?.ready() ? 'thread' : 'count-down';
   }
@@ -185,7 +204,7 @@ export class Engine {
     }
     if (this.#sessions.size === 0) {
       this.#origin = now;
-      if (!this.#paused) this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, BASE_INTERVAL);
+      if (!this.#paused) this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, this.#base);
       if (!this.#ticker && this.platform.startTicker) {
         try {
           this.#ticker = this.platform.startTicker(this.hook.c, this.platform.now);
@@ -194,8 +213,8 @@ export class Engine {
         }
       }
     }
-    const tick = Math.floor((now - this.#origin) / BASE_INTERVAL) + 1;
-    const session = new Session(Math.max(1, Math.round(intervalMs / BASE_INTERVAL)), tick, capacity, onFull);
+    const tick = Math.floor((now - this.#origin) / this.#base) + 1;
+    const session = new Session(Math.max(1, Math.round(intervalMs / this.#base)), tick, capacity, onFull);
     this.#sessions.add(session);
     this.#held.add(session);
     this.#nextTick = Math.min(this.#nextTick, tick);
@@ -219,8 +238,8 @@ export class Engine {
       return;
     }
     const now = this.platform.now();
-    this.#nextTick = this.#tickAfter(Math.floor((now - this.#origin) / BASE_INTERVAL));
-    this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, BASE_INTERVAL);
+    this.#nextTick = this.#tickAfter(Math.floor((now - this.#origin) / this.#base));
+    this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, this.#base);
     this.#arm(now);
   }
 
@@ -395,12 +414,12 @@ export class Engine {
   };
 
   #dueTime(): number {
-    return this.#origin + this.#nextTick * BASE_INTERVAL;
+    return this.#origin + this.#nextTick * this.#base;
   }
 
   #record(now: number, stack: number) {
     if (!Number.isFinite(now)) return; // a clock patched to give nonsense records nothing
-    const lastTick = Math.floor((now - this.#origin) / BASE_INTERVAL);
+    const lastTick = Math.floor((now - this.#origin) / this.#base);
     // Each profiler's ticks since the last one recorded, no more than its buffer still holds (a
     // buffer of 0 is found full at its first): the work is bounded by the buffers whatever the
     // clock did (fake timers jump it by years).
@@ -412,8 +431,8 @@ export class Engine {
     const due = [...ticks].sort((a, b) => a - b);
     for (let i = 0; i < due.length; i++) {
       const last = i === due.length - 1;
-      const withStack = due.length - i <= MAX_BACKFILL ? stack : -1;
-      this.#deliver(due[i], last ? now : this.#origin + due[i] * BASE_INTERVAL, withStack);
+      const withStack = (due.length - i) * this.#base <= MAX_BACKFILL_MS ? stack : -1;
+      this.#deliver(due[i], last ? now : this.#origin + due[i] * this.#base, withStack);
     }
     this.#nextTick = this.#tickAfter(lastTick);
   }

@@ -39,6 +39,15 @@ export function useSamplerThread(enabled = true): void {
   getEngine().platform.startTicker = enabled ? startWorkerTicker : undefined;
 }
 
+/**
+ * Samples on a grid finer than the API's 10 ms (1 ms, as `node --cpu-prof` does): new profilers'
+ * intervals are then rounded up to multiples of `ms`, not of 10. Only while no profiler samples;
+ * false if it could not be set.
+ */
+export function setBaseInterval(ms: number): boolean {
+  return getEngine().setBaseInterval(ms);
+}
+
 const inSamplerThread = !isMainThread && workerData?.[SAMPLER_THREAD] === true;
 if (process.env.JSPROF_SAMPLER !== 'count-down' && !inSamplerThread) useSamplerThread(true);
 

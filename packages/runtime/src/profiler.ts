@@ -45,9 +45,9 @@ function readOptions(options: unknown): { interval: number; capacity: number } {
   return { interval, capacity };
 }
 
-/** Native Chromium rounds the interval up to a multiple of its base interval (10 ms here). */
-export function effectiveInterval(requested: number): number {
-  return Math.max(1, Math.ceil(requested / BASE_INTERVAL)) * BASE_INTERVAL;
+/** Native Chromium rounds the interval up to a multiple of its base interval (10 ms here; see Engine.setBaseInterval). */
+export function effectiveInterval(requested: number, base = BASE_INTERVAL): number {
+  return Math.max(1, Math.ceil(requested / base)) * base;
 }
 
 const EventTargetBase: typeof EventTarget =
@@ -76,7 +76,7 @@ export class Profiler extends EventTargetBase {
       throw new TypeError(`Failed to construct 'Profiler': Cannot have more than ${MAX_SESSIONS} concurrent profilers.`);
     }
     this.#engine = engine;
-    this.#interval = effectiveInterval(interval);
+    this.#interval = effectiveInterval(interval, engine.baseInterval);
     this.#session = engine.start(this.#interval, capacity, () => this.#bufferFull());
   }
 

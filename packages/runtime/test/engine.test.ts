@@ -279,6 +279,25 @@ describe('full sessions and memory', () => {
     expect(session.samples).toHaveLength(0);
   });
 
+  test('a finer grid (setBaseInterval, for jsprof run): ticks every 1 ms, the backfill bound kept in time; not while a profiler samples', () => {
+    const env = setup();
+    expect(env.engine.setBaseInterval(1)).toBe(true);
+    const session = env.start(1, 10000);
+    expect(env.engine.setBaseInterval(10)).toBe(false);
+    for (let i = 0; i < 20; i++) {
+      env.advance(1);
+      env.checkRunsOut();
+    }
+    expect(session.samples).toHaveLength(20);
+    // 800 ms without a check: the last 500 ms of ticks get its stack, as 50 ticks do at 10 ms.
+    env.advance(800);
+    env.checkRunsOut();
+    const late = session.samples.slice(20);
+    expect(late).toHaveLength(800);
+    expect(late.filter((sample) => sample.stack >= 0)).toHaveLength(500);
+    expect(env.engine.setBaseInterval(0)).toBe(false);
+  });
+
   test('a long session with a small buffer holds only its buffer', () => {
     const env = setup();
     const session = env.start(10, 50);

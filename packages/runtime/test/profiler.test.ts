@@ -2,7 +2,7 @@
  * The Profiler API as native Chromium behaves (design.md, "What native Chromium does"), on a Node
  * runtime with the sampler thread.
  */
-import { BASE_INTERVAL, Profiler, effectiveInterval, install, profile } from '../src/node';
+import { BASE_INTERVAL, Profiler, effectiveInterval, install, profile, setBaseInterval } from '../src/node';
 import type { ProfilerTrace } from '../src';
 import { getEngine } from '../src/hook';
 import { expectValidTrace, loadWork, sleep, stackNames, withStack } from './helpers';
@@ -65,6 +65,21 @@ describe('construction', () => {
 
   test('the base interval is 10 ms', () => {
     expect(BASE_INTERVAL).toBe(10);
+  });
+
+  test('a tool may set a finer grid while no profiler samples (setBaseInterval); intervals then round to it', async () => {
+    expect(setBaseInterval(1)).toBe(true);
+    try {
+      const profiler = new Profiler({ sampleInterval: 2.5, maxBufferSize: 10 });
+      expect(profiler.sampleInterval).toBe(3);
+      expect(setBaseInterval(10)).toBe(false);
+      await profiler.stop();
+    } finally {
+      expect(setBaseInterval(BASE_INTERVAL)).toBe(true);
+    }
+    const profiler = new Profiler({ sampleInterval: 1, maxBufferSize: 10 });
+    expect(profiler.sampleInterval).toBe(10);
+    await profiler.stop();
   });
 
   test('more than 100 concurrent profilers is a TypeError, full ones included', async () => {
