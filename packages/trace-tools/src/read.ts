@@ -4,7 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
-import { TraceDocument, TraceError, TraceLimits, validateDocument } from './validate';
+import { fromCpuProfile, isCpuProfile } from './convert/from-cpuprofile';
+import { TraceDocument, TraceError, TraceLimits, validateDocument, validateTrace } from './validate';
 
 export interface ReadLimits extends TraceLimits {
   /** Largest file read, as stored (default 256 MB). */
@@ -38,7 +39,7 @@ export function decodeTraceBytes(bytes: Buffer, limits: ReadLimits = {}): string
   return bytes.toString('utf8');
 }
 
-/** Parses and validates a trace document from text. */
+/** Parses and validates a trace document (or a V8 CPU profile) from text. */
 export function parseTraceText(text: string, limits: ReadLimits = {}): TraceDocument {
   let value: unknown;
   try {
@@ -46,6 +47,8 @@ export function parseTraceText(text: string, limits: ReadLimits = {}): TraceDocu
   } catch (error) {
     throw new TraceError(text.trim() === '' ? 'is empty' : `is not JSON (${(error as Error).message})`);
   }
+  // V8's CPU profiles (node --cpu-prof, DevTools) read as traces too.
+  if (isCpuProfile(value)) return { trace: validateTrace(fromCpuProfile(value, limits), limits), meta: {} };
   return validateDocument(value, limits);
 }
 
