@@ -8,6 +8,7 @@ import { SCRIPT } from '../src/report/html-page';
 import { estimateInterval } from '../src/report/interval';
 import { pruneTree } from '../src/report/prune';
 import { formatView, viewJson } from '../src/report/views';
+import { stringifyDeep } from '../src/report/tree-walk';
 import { createHash } from 'node:crypto';
 
 const FILE = 'file:///app/src/fib.js';
@@ -307,5 +308,41 @@ describe('the HTML report', () => {
     expect(html).toContain(`script-src 'sha256-${hash}'`);
     expect(html).toContain(`default-src 'none'`);
     expect(html).toContain(`<script>${SCRIPT}</script>`);
+  });
+});
+
+describe('traces thousands of frames deep (a recursive parser)', () => {
+  const depth = 3000;
+  const deep: ProfilerTrace = {
+    resources: ['file:///parser.js'],
+    frames: Array.from({ length: depth }, (_, i) => ({ name: `level${i % 7}`, resourceId: 0, line: i + 1, column: 1 })),
+    stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i, parentId: i - 1 } : { frameId: 0 })),
+    samples: Array.from({ length: 30 }, (_, i) => ({ timestamp: i * 10, stackId: depth - 1 - (i % 3) })),
+  };
+
+  test('call trees, their text and their data are built without running out of stack', () => {
+    const top = topDownTree(deep);
+    let node = top;
+    let levels = 0;
+    while (node.children.length) {
+      node = node.children[0];
+      levels++;
+    }
+    expect(levels).toBe(depth);
+    expect(node.self).toBe(10);
+    for (const view of ['top-down', 'bottom-up'] as const) {
+      const text = formatView(deep, { view, top: 3, minShare: 0 });
+      expect(text.split('\n').length).toBeGreaterThan(depth);
+      const json = stringifyDeep(viewJson({ trace: deep, meta: {} }, { view, top: 3, minShare: 0 }), 2);
+      expect(json.length).toBeLessThan(20_000_000); // indentation stops growing past a depth
+      expect(json).toMatch(/^\{\n {2}"view": /);
+    }
+    expect(htmlReport({ trace: deep, meta: {} }, 'deep.json')).toContain('jsprof-data');
+  });
+
+  test('stringifyDeep writes what JSON.stringify writes, for data of ordinary depth', () => {
+    for (const value of [{ a: 1, b: [1, 2, { c: null, d: undefined }], e: 'x"y\n', f: [], g: {} }, [1, [2, [3]]], 'text', 5, null, [undefined]]) {
+      for (const indent of [0, 2]) expect(stringifyDeep(value, indent)).toBe(JSON.stringify(value, null, indent));
+    }
   });
 });

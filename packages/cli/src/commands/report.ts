@@ -10,6 +10,7 @@ import {
   formatView,
   htmlReport,
   readTraceFile,
+  stringifyDeep,
   viewJson,
 } from '@jsprof/trace-tools';
 import { writeAtomic } from '../files';
@@ -74,6 +75,6 @@ export function addReportCommand(program: Command, _setExitCode: (code: number) 
         return;
       }
       const options = { view: opts.view, top: opts.top, minShare: opts.minShare / 100 };
-      process.stdout.write(opts.json ? JSON.stringify(viewJson(document, options), null, 2) + '\n' : formatView(document.trace, options));
+      process.stdout.write(opts.json ? stringifyDeep(viewJson(document, options), 2) + '\n' : formatView(document.trace, options));
     });
 }

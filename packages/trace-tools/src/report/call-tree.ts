@@ -9,6 +9,7 @@
  * function appears once per level, each level counting the samples under it.
  */
 import type { ProfilerTrace } from '@jsprof/runtime';
+import { mapTree } from './tree-walk';
 
 export interface CallTreeNode {
   /** Index into the trace's frames; -1 at the root, which stands for every busy sample. */
@@ -36,9 +37,12 @@ function child(parent: GrowingNode, frameId: number): GrowingNode {
   return node;
 }
 
-function finish(node: GrowingNode): CallTreeNode {
-  const children = [...node.children.values()].map(finish).sort((a, b) => b.total - a.total || a.frameId - b.frameId);
-  return { frameId: node.frameId, total: node.total, self: node.self, children };
+function finish(root: GrowingNode): CallTreeNode {
+  return mapTree(
+    root,
+    (node) => [...node.children.values()],
+    (node, children: CallTreeNode[]) => ({ frameId: node.frameId, total: node.total, self: node.self, children: children.sort((a, b) => b.total - a.total || a.frameId - b.frameId) }),
+  );
 }
 
 /** How many samples each stack has, and how many samples have one at all. */

@@ -12,12 +12,13 @@ import { frameInfo } from './frames';
 import { BODY, SCRIPT, STYLE } from './html-page';
 import { estimateInterval } from './interval';
 import { printable } from './text-safety';
+import { mapTree, stringifyDeep } from './tree-walk';
 
 /** A call tree node as the page reads it: [frameId, total, self, children]. */
 type CompactNode = [number, number, number, CompactNode[]];
 
-function compact(node: CallTreeNode): CompactNode {
-  return [node.frameId, node.total, node.self, node.children.map(compact)];
+function compact(root: CallTreeNode): CompactNode {
+  return mapTree(root, (node) => node.children, (node, children: CompactNode[]) => [node.frameId, node.total, node.self, children]);
 }
 
 function pageData(document: TraceDocument, title: string) {
@@ -41,7 +42,7 @@ function pageData(document: TraceDocument, title: string) {
 
 /** JSON that can sit inside a script element: nothing in it can end the element or open a comment. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return stringifyDeep(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function escapeHtml(text: string): string {

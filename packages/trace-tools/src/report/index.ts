@@ -10,3 +10,4 @@ export { VIEWS, DEFAULT_MIN_SHARE, DEFAULT_TOP_CHILDREN, DEFAULT_TOP_FUNCTIONS, 
 export type { ReportView, ViewOptions } from './views';
 export { htmlReport } from './html';
 export { printable, printableLines } from './text-safety';
+export { stringifyDeep } from './tree-walk';

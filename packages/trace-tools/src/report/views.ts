@@ -11,6 +11,7 @@ import { columns, formatHeader, formatReport, hottestFunctions, percent } from '
 import { estimateInterval } from './interval';
 import { ShownNode, TreeLimits, pruneTree } from './prune';
 import { printable } from './text-safety';
+import { mapTree, walkTree } from './tree-walk';
 
 export const VIEWS = ['functions', 'top-down', 'bottom-up'] as const;
 export type ReportView = (typeof VIEWS)[number];
@@ -34,15 +35,20 @@ function treeOf(trace: ProfilerTrace, options: ViewOptions): ShownNode {
 }
 
 /** One row per node, indented by depth; bottom-up, only the roots have self time, so callers leave it blank. */
-function treeLines(trace: ProfilerTrace, node: ShownNode, busy: number, bottomUp: boolean, depth: number, rows: string[][]): void {
-  const indent = '  '.repeat(depth);
-  for (const c of node.children) {
-    const f = frameInfo(trace, c.frameId);
-    const self = bottomUp && depth > 0 ? '' : percent(c.self, busy);
-    rows.push([percent(c.total, busy), self, printable(`${indent}${displayName(f.name)}  ${f.location}`)]);
-    treeLines(trace, c, busy, bottomUp, depth + 1, rows);
-  }
-  if (node.hidden) rows.push([percent(node.hidden.total, busy), '', `${indent}… ${node.hidden.nodes} more`]);
+function treeLines(trace: ProfilerTrace, root: ShownNode, busy: number, bottomUp: boolean, rows: string[][]): void {
+  const indent = (depth: number) => '  '.repeat(depth);
+  walkTree(
+    root,
+    (node) => node.children,
+    (node, depth) => {
+      const f = frameInfo(trace, node.frameId);
+      const self = bottomUp && depth > 1 ? '' : percent(node.self, busy);
+      rows.push([percent(node.total, busy), self, printable(`${indent(depth - 1)}${displayName(f.name)}  ${f.location}`)]);
+    },
+    (node, depth) => {
+      if (node.hidden) rows.push([percent(node.hidden.total, busy), '', `${indent(depth)}… ${node.hidden.nodes} more`]);
+    },
+  );
 }
 
 function formatTree(trace: ProfilerTrace, options: ViewOptions, intervalMs: number | null): string {
@@ -51,7 +57,7 @@ function formatTree(trace: ProfilerTrace, options: ViewOptions, intervalMs: numb
   if (!tree.total) return header + '\n';
   const bottomUp = options.view === 'bottom-up';
   const rows = [['total', 'self', bottomUp ? 'function, then its callers' : 'function, then its callees']];
-  treeLines(trace, tree, tree.total, bottomUp, 0, rows);
+  treeLines(trace, tree, tree.total, bottomUp, rows);
   return [header, '', ...columns(rows, 2)].join('\n') + '\n';
 }
 
@@ -64,11 +70,17 @@ export function formatView(trace: ProfilerTrace, options: ViewOptions): string {
 
 type JsonNode = Partial<FrameInfo> & { total: number; self: number; children: JsonNode[]; hidden?: ShownNode['hidden'] };
 
-function treeJson(trace: ProfilerTrace, node: ShownNode): JsonNode {
-  const frame = node.frameId < 0 ? {} : frameInfo(trace, node.frameId);
-  const json: JsonNode = { ...frame, total: node.total, self: node.self, children: node.children.map((c) => treeJson(trace, c)) };
-  if (node.hidden) json.hidden = node.hidden;
-  return json;
+function treeJson(trace: ProfilerTrace, root: ShownNode): JsonNode {
+  return mapTree(
+    root,
+    (node) => node.children,
+    (node, children: JsonNode[]) => {
+      const frame = node.frameId < 0 ? {} : frameInfo(trace, node.frameId);
+      const json: JsonNode = { ...frame, total: node.total, self: node.self, children };
+      if (node.hidden) json.hidden = node.hidden;
+      return json;
+    },
+  );
 }
 
 /** The view as data (the shape `jsprof report --help` documents); counts are samples. */
