@@ -137,6 +137,21 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   let bytes: Buffer;
   let code: string;
   try {
+    // Named on the command line, a pipe would block the read for ever, and a symbolic link's target is another file.
+    const stat = fs.lstatSync(file);
+    if (stat.isSymbolicLink() && output === file) {
+      report.error = `cannot instrument ${shown} in place: it is a symbolic link (name the file it points to)`;
+      return finish();
+    }
+    if (!stat.isFile() && !fs.statSync(file).isFile()) {
+      report.error = `cannot instrument ${shown}: it is not a regular file`;
+      return finish();
+    }
+    // Replaced atomically, a file with other names would keep its old text under them.
+    if (output === file && stat.nlink > 1) {
+      report.error = `cannot instrument ${shown} in place: it has ${stat.nlink} hard links (use --out-dir)`;
+      return finish();
+    }
     bytes = fs.readFileSync(file);
     report.bytesIn = bytes.length;
   } catch (error) {
@@ -200,7 +215,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   if (result.table && (rewrite || !fs.existsSync(tableFile))) files.push([tableFile, JSON.stringify(result.table)]);
 
   try {
-    for (const [target, content] of files) writeAtomic(target, content);
+    for (const [target, content] of files) writeAtomic(target, content, { like: file });
   } catch (error) {
     report.error = `cannot write ${path.relative(process.cwd(), output) || output}: ${describeFsError(error)}`;
     return finish();

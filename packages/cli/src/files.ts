@@ -1,27 +1,43 @@
-/** Writing files so that a reader never sees half of one. */
+/** Writing files so that a reader never sees half of one, and nothing a user had is widened or lost. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+export interface WriteOptions {
+  /**
+   * The file whose owner and permissions a new file takes (a map or function table derived from
+   * a source): never wider than the file it was made from.
+   */
+  like?: string;
+}
+
 /**
- * Writes `file` through a temporary file and a rename, keeping an existing file's mode; through a
- * symlink, the file it names is replaced. A device or a pipe (/dev/stdout) is written to directly:
- * there is nothing to replace, and a rename would put a file in its place.
+ * Writes `target` through a temporary file and a rename, keeping an existing file's mode and owner
+ * (a new file takes those of `options.like`, if given); through a symlink, the file it names is
+ * replaced. A device or a pipe (/dev/stdout) is written to directly: there is nothing to replace,
+ * and a rename would put a file in its place.
  */
-export function writeAtomic(target: string, data: string): void {
+export function writeAtomic(target: string, data: string, options: WriteOptions = {}): void {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
   if (stat && !stat.isFile() && !stat.isDirectory()) {
     fs.writeFileSync(target, data);
     return;
   }
   const file = stat ? fs.realpathSync(target) : target;
+  const model = stat ?? (options.like ? fs.statSync(options.like, { throwIfNoEntry: false }) : undefined);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    fs.writeFileSync(tmp, data);
-    try {
-      fs.chmodSync(tmp, fs.statSync(file).mode);
-    } catch {
-      // a new file keeps the default mode
+    // Private until it is complete; then the model's permissions, or the default ones of a new file.
+    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    if (model) {
+      try {
+        fs.chownSync(tmp, model.uid, model.gid);
+      } catch {
+        // only root may give a file away; others' files keep their owner as far as they can
+      }
+      fs.chmodSync(tmp, model.mode & 0o7777);
+    } else {
+      fs.chmodSync(tmp, 0o666 & ~process.umask());
     }
     fs.renameSync(tmp, file);
   } catch (error) {

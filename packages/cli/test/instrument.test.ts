@@ -277,6 +277,34 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(spawnSync(process.execPath, [path.join(dir, 'asi.js')], { encoding: 'utf8' }).stdout).toBe('10\n');
   });
 
+  test('--in-place keeps owner and mode, derived files are never wider; symlinks, hard links and pipes are refused untouched', () => {
+    const dir = tempDir();
+    const source = 'function f(a) { for (; a; a--); return a; }\n';
+    const file = path.join(dir, 'app.js');
+    fs.writeFileSync(file, source);
+    fs.chmodSync(file, 0o640);
+    const asRoot = process.getuid?.() === 0;
+    const nobody = asRoot ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout) : process.getuid!();
+    if (asRoot) fs.chownSync(file, nobody, fs.statSync(file).gid);
+    fs.writeFileSync(path.join(dir, 'target.js'), source);
+    fs.symlinkSync('target.js', path.join(dir, 'link.js'));
+    fs.writeFileSync(path.join(dir, 'twice.js'), source);
+    fs.linkSync(path.join(dir, 'twice.js'), path.join(dir, 'twice-again.js'));
+    spawnSync('mkfifo', [path.join(dir, 'pipe.js')]);
+    const run = jsprof(['instrument', file, path.join(dir, 'link.js'), path.join(dir, 'twice.js'), path.join(dir, 'pipe.js'), '--in-place', '--source-map']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/link\.js in place: it is a symbolic link/);
+    expect(run.stderr).toMatch(/twice\.js in place: it has 2 hard links/);
+    expect(run.stderr).toMatch(/pipe\.js: it is not a regular file/);
+    expect(fs.readFileSync(path.join(dir, 'target.js'), 'utf8')).toBe(source);
+    expect(fs.readFileSync(path.join(dir, 'twice-again.js'), 'utf8')).toBe(source);
+    for (const written of [file, `${file}.map`, `${file}.jsprof.json`]) {
+      const stat = fs.statSync(written);
+      expect([written, stat.mode & 0o777, stat.uid]).toEqual([written, 0o640, nobody]);
+    }
+    expect(fs.readFileSync(file, 'utf8')).toContain('__jsprof$s');
+  });
+
   test('a missing file, a place that cannot be written and a wrong usage get one clear line each', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'a.js'), 'function f(a) { return a + 1; }\n');
