@@ -147,3 +147,25 @@ describe('deep nesting', () => {
     expect(() => parseJs(code)).not.toThrow();
   });
 });
+
+test('an async generator keeps its bare returns bare: no await tick is added (test262)', async () => {
+  const code = `var log = [];
+    async function* bare() { var a = 1; return; }
+    async function* fallsOff(x) { if (x) return 1; log.push('body'); }
+    async function* valued() { return 2; }
+    Promise.resolve().then(() => log.push('tick 1')).then(() => log.push('tick 2')).then(() => log.push('tick 3'));
+    bare().next().then(() => log.push('bare'));
+    fallsOff(false).next().then(() => log.push('fallsOff'));
+    valued().next().then((r) => log.push('valued ' + r.value));
+    log;`;
+  const settle = async (out: string, globals: object = {}) => {
+    const log = vm.runInNewContext(out, { ...globals });
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    return log.join(', ');
+  };
+  const expected = await settle(code);
+  for (const out of [run(code, { threshold: 1 }), babelInstrument(code, { threshold: 1 }).code]) {
+    expect(await settle(out, { __jsprof: new FakeRuntime().hook })).toBe(expected);
+    expect(await settle(out)).toBe(expected);
+  }
+});

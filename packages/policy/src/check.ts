@@ -37,7 +37,7 @@
  * statements, so the time since the sample fell due was spent by its callers, and the sample leaves
  * the function's own frame out), at the exit of a function with loops (on `C[1 + slot]`), or
  * elsewhere (loop back-edges, exits of functions without loops), keeping the whole stack. Without
- * the runtime, the prelude binds `C` to an object without elements (`--C[0]` is NaN, never below 0)
+ * the runtime, the prelude binds `C` to an object without a prototype (`--C[0]` is NaN, never below 0)
  * and `S` to a plain object.
  */
 
@@ -217,11 +217,13 @@ const BINDINGS: { id: string; key: string; imported: string }[] = [
 export const HOOK_ID = `${RUNTIME_GLOBAL}$h`;
 
 /**
- * The runtime's hook, or inert stand-ins where it is not loaded (`--C[0]` on an empty array is
- * `NaN`, never below 0). The hook is taken only if its `S` is an object: code instrumented when
- * checks called `S` as a function finds none there, and runs as if the runtime were not loaded.
+ * The runtime's hook, or inert stand-ins where it is not loaded (`--C[0]` on an object without a
+ * prototype is NaN, never below 0; an array would reach indexed accessors a program defined on
+ * Array.prototype or Object.prototype, and a check in such a getter would call it again, without
+ * end). The hook is taken only if its `S` is an object: code instrumented when checks called `S`
+ * as a function finds none there, and runs as if the runtime were not loaded.
  */
-const HOOK_OR_INERT = `typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL} && typeof ${RUNTIME_GLOBAL}.${HOOK_SLOW_PATH} == "object" ? ${RUNTIME_GLOBAL} : { ${HOOK_COUNTER}: [], ${HOOK_SLOW_PATH}: {} }`;
+const HOOK_OR_INERT = `typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL} && typeof ${RUNTIME_GLOBAL}.${HOOK_SLOW_PATH} == "object" ? ${RUNTIME_GLOBAL} : { ${HOOK_COUNTER}: { __proto__: null }, ${HOOK_SLOW_PATH}: {} }`;
 
 /**
  * The prelude of a script (classic, or CommonJS) reaching the runtime through the global. Nothing

@@ -14,7 +14,7 @@
  *   declarations stay before the block, in their order, so they hoist as before, unless the body
  *   declares let/const/class at its top, which declarations outside the block could not see: then
  *   they go into the block, where it hoists them too, if a block may hold them; if not, the function
- *   gets no exit check.
+ *   gets no exit check. An async generator with `return`s gets none either (see planFunction).
  */
 import type { PolicyOptions } from './options';
 import { ExitReturn, bodyEndReturn, canKeepReturnValue, exitSlot } from './check';
@@ -74,6 +74,9 @@ export function planFunction<N extends Node>(src: string, fn: N, options: Pick<P
   const plan: BlockBodyPlan<N> = { ...base, kind: 'block', statements, entryAfter, exit: null, returns: [], hoisted: [] };
   if (!options.exits) return plan;
   if (returns.length === 0) return { ...plan, exit: bodyEndReturn(fn) };
+  // An async generator's `return x` awaits x, but `return;` and the end of its body do not: the
+  // labelled body's `return R` would add a tick to every bare return (test262 saw it).
+  if (fn.async && fn.generator) return plan;
   const functions = rest.filter((st) => st.type === 'FunctionDeclaration');
   const staysBefore = functions.length === 0 || !rest.some(isLexicalDeclaration);
   if (!staysBefore && !canMoveIntoBlock(fn, functions)) return plan;

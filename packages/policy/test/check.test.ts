@@ -111,6 +111,15 @@ test.each(GLOBAL_PRELUDES)('without the runtime, the checks count nothing down a
   }
 });
 
+test.each(GLOBAL_PRELUDES)('without the runtime, the checks reach no indexed accessor a program put on Array.prototype or Object.prototype (%#)', (prelude) => {
+  const checks = `${ENTRY_CHECK_SOURCE}${exitCheckSource(true, 'none', 3)}`;
+  const accessors = `var reads = 0;
+    for (var proto of [Array.prototype, Object.prototype]) for (var i = 0; i < 8; i++) Object.defineProperty(proto, i, { get() { reads++; ${checks} return 0; }, configurable: true });`;
+  for (const strict of ['', '"use strict";']) {
+    expect(run(`${strict}${prelude}\n${accessors}\nvar n = 0; for (var k = 0; k < 10; k++) { ${checks} n++; } [n, reads];`)).toEqual([10, 0]);
+  }
+});
+
 test.each(GLOBAL_PRELUDES)("a global __jsprof that is not the runtime's hook, or an older runtime's that checks called, is ignored (%#)", (prelude) => {
   for (const other of [42, null, {}, { c: new Int32Array(2), s: 1 }, { c: new Int32Array(2), s() {} }]) {
     expect(run(`${prelude}\n${ENTRY_CHECK_SOURCE}${CHECK_SOURCE} ${COUNTER_ID}[0];`, { __jsprof: other })).toBeNaN();
