@@ -119,7 +119,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
 
   const result = (changed: boolean): InstrumentResult => {
     const out = changed ? s.toString() : code;
-    if (changed) refuseUnparsable(out, program, input.filename ?? '', s);
+    if (changed) refuseUnparsable(code, out, program, input.filename ?? '', s);
     return {
       code: out,
       map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
@@ -152,8 +152,9 @@ function refuseDeepTree(code: string, node: Node, file = '', reason = `the synta
 /**
  * Output that does not parse is never returned: that would be a bug in the edits above, and the
  * file would be broken where it ran. The error names the input's position nearest the fault.
+ * Where acorn cannot read the input either, the front's own parser read it, and has the last word.
  */
-function refuseUnparsable(out: string, program: Node, file: string, s: MagicString) {
+function refuseUnparsable(code: string, out: string, program: Node, file: string, s: MagicString) {
   const sourceType = program.sourceType === 'module' ? 'module' : 'script';
   // A module that imports and exports nothing reads as a strict script does (top-level await aside, which V8 refuses there).
   const asScript = sourceType === 'script' ? out : program.body.some((st: Node) => MODULE_DECLARATIONS.has(st.type)) ? null : `"use strict";${out}`;
@@ -163,6 +164,8 @@ function refuseUnparsable(out: string, program: Node, file: string, s: MagicStri
     parseJs(out, file, sourceType, 3 * MAX_NESTING);
   } catch (error) {
     if (!(error instanceof JsSyntaxError) || error instanceof TooDeeplyNestedError) throw error;
+    // Syntax acorn does not know (SWC's `accessor` fields) is the front's parser's to judge.
+    if (!parses(code, file, sourceType)) return;
     const map = new TraceMap(s.generateMap({ hires: true, source: file }) as any);
     const at = originalPositionFor(map, { line: error.line, column: error.column - 1 });
     const line = at.line ?? error.line;
@@ -172,6 +175,15 @@ function refuseUnparsable(out: string, program: Node, file: string, s: MagicStri
 }
 
 const MODULE_DECLARATIONS = new Set(['ImportDeclaration', 'ExportNamedDeclaration', 'ExportDefaultDeclaration', 'ExportAllDeclaration']);
+
+function parses(code: string, file: string, sourceType: 'script' | 'module'): boolean {
+  try {
+    parseJs(code, file, sourceType, 3 * MAX_NESTING);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Whether V8 compiles the code as a script (a compile is several times faster than acorn's parse of

@@ -6,9 +6,10 @@
  *   const { code, map, stats } = instrument(code, { filename, threshold: 10, inputSourceMap });
  */
 import { parseSync } from '@swc/core';
-import { instrument as instrumentEstree, InstrumentResult } from '@jsprof/estree-instrument';
-import type { PlacementOptions } from '@jsprof/policy';
+import { instrument as instrumentEstree, InstrumentResult, JsSyntaxError, TooDeeplyNestedError } from '@jsprof/estree-instrument';
+import { LineIndex, type PlacementOptions } from '@jsprof/policy';
 import { toEstree } from './estree';
+import { NESTING_LIMIT, tooDeepAt } from './nesting';
 
 export interface SwcInstrumentOptions extends Partial<PlacementOptions> {
   filename?: string;
@@ -30,25 +31,47 @@ export interface SwcInstrumentResult {
   changed: boolean;
 }
 
+/**
+ * What SWC's parser reads: the JavaScript that Node and current browsers run (ES2025, `using`
+ * declarations, CommonJS's `return` at the top level), and class `accessor`s. Whether a file is a
+ * module is decided by its content.
+ */
+const PARSER_OPTIONS = {
+  syntax: 'ecmascript',
+  isModule: 'unknown',
+  target: 'esnext',
+  explicitResourceManagement: true,
+  autoAccessors: true,
+  allowReturnOutsideFunction: true,
+} as const;
+
 export function instrument(code: string, options: SwcInstrumentOptions = {}): SwcInstrumentResult {
   const { filename, inputSourceMap, sourceMap, ...policy } = options;
-  let parsed;
-  try {
-    parsed = parseSync(code, { syntax: 'ecmascript', jsx: false, isModule: 'unknown' as any, target: 'esnext' } as any);
-  } catch (error) {
-    throw syntaxError(error, filename);
-  }
-  const program = toEstree(parsed as any, code);
+  const program = toEstree(parse(code, filename ?? '<input>'), code, filename ?? '<input>');
   const result = instrumentEstree({ code, program, filename, inputSourceMap, sourceMap }, policy);
   return { code: result.code, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed };
 }
 
+/** SWC's AST of `code`; syntax errors, and code nested too deeply to parse safely (see nesting.ts), as JsSyntaxErrors. */
+function parse(code: string, filename: string): any {
+  const deep = tooDeepAt(code);
+  if (deep >= 0) {
+    const { line, column } = new LineIndex(code).position(deep);
+    throw new TooDeeplyNestedError(filename, line, column, `code nests too deeply here for SWC's parser, which would crash (over ${NESTING_LIMIT} levels); jsprof leaves the file as it is`);
+  }
+  try {
+    return parseSync(code, PARSER_OPTIONS as any);
+  } catch (error) {
+    throw syntaxError(error, filename);
+  }
+}
+
 /** SWC's report (a code frame, then a native backtrace) as one line: `file:line:col: message`. */
-function syntaxError(error: unknown, filename = '<input>'): SyntaxError {
+function syntaxError(error: unknown, filename: string): SyntaxError {
   const text = String((error as Error)?.message ?? error);
   const message = /^\s*x\s+(.+)$/m.exec(text)?.[1]?.trim() ?? text.split('\n')[0];
   const at = /,-\[(\d+):(\d+)\]/.exec(text);
-  return new SyntaxError(`${filename}${at ? `:${at[1]}:${at[2]}` : ''}: ${message}`);
+  return at ? new JsSyntaxError(filename, Number(at[1]), Number(at[2]), message) : new SyntaxError(`${filename}: ${message}`);
 }
 
 export { toEstree };
