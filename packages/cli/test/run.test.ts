@@ -98,6 +98,35 @@ describe('--sample-interval below 10 ms', () => {
   });
 });
 
+describe('code instrumented before it runs', () => {
+  test('a file the Babel plugin built is left as it is, armed by the runtime jsprof run loaded, and profiled', () => {
+    const dir = tempDir();
+    const source = `function hot(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.sqrt(i) * Math.sin(i);
+  return s;
+}
+function main() { const end = Date.now() + 400; let t = 0; while (Date.now() < end) t += hot(20000); return t; }
+console.log(Number.isFinite(main()));
+`;
+    const { transformSync } = require('@babel/core');
+    const built = transformSync(source, { babelrc: false, configFile: false, sourceType: 'script', plugins: [[require('@jsprof/babel-plugin').default, { threshold: 10 }]] }).code;
+    const file = path.join(dir, 'built.js');
+    fs.writeFileSync(file, built);
+    const out = path.join(dir, 'trace.json');
+    const run = jsprof(['run', '-o', out, file], { env: { JSPROF_CACHE_DIR: path.join(dir, 'cache') } });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('true\n');
+    // Not instrumented again: what ran is the file as built.
+    const cached = fs.readdirSync(path.join(dir, 'cache')).filter((f) => f.endsWith('.js'));
+    expect(cached.map((f) => fs.readFileSync(path.join(dir, 'cache', f), 'utf8'))).toEqual([built]);
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    expect(summary.busy).toBeGreaterThan(20); // it was "0 while JavaScript ran"
+    const hot = summary.functions.find((f) => f.name === 'hot')!;
+    expect(hot.total / summary.busy).toBeGreaterThan(0.5);
+  });
+});
+
 describe('attribution', () => {
   test('a sample taken at a function entry goes to the caller, which spent the time', () => {
     const dir = tempDir();
