@@ -6,7 +6,7 @@
  *   const { code, map, stats } = instrument(code, { filename, threshold: 10, inputSourceMap });
  */
 import { parseSync } from '@swc/core';
-import { instrument as instrumentEstree, InstrumentResult, JsSyntaxError, TooDeeplyNestedError } from '@jsprof/estree-instrument';
+import { instrument as instrumentEstree, InstrumentResult, JsSyntaxError, TooDeeplyNestedError, parseJs } from '@jsprof/estree-instrument';
 import { LineIndex, type PlacementOptions } from '@jsprof/policy';
 import { toEstree } from './estree';
 import { NESTING_LIMIT, tooDeepAt } from './nesting';
@@ -47,9 +47,28 @@ const PARSER_OPTIONS = {
 
 export function instrument(code: string, options: SwcInstrumentOptions = {}): SwcInstrumentResult {
   const { filename, inputSourceMap, sourceMap, ...policy } = options;
-  const program = toEstree(parse(code, filename ?? '<input>'), code, filename ?? '<input>');
+  const program = programOf(code, filename ?? '<input>');
   const result = instrumentEstree({ code, program, filename, inputSourceMap, sourceMap }, policy);
   return { code: result.code, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed };
+}
+
+/**
+ * The ESTree program of `code`, from SWC's parser; where SWC refuses what acorn reads (SWC 1.16
+ * knows no Unicode 17 identifier: test262), from acorn's, so that no file a browser runs is refused.
+ */
+function programOf(code: string, filename: string): any {
+  let swcError: unknown;
+  try {
+    return toEstree(parse(code, filename), code, filename);
+  } catch (error) {
+    if (!(error instanceof SyntaxError) || error instanceof TooDeeplyNestedError) throw error;
+    swcError = error;
+  }
+  try {
+    return parseJs(code, filename);
+  } catch {
+    throw swcError;
+  }
 }
 
 /** SWC's AST of `code`; syntax errors, and code nested too deeply to parse safely (see nesting.ts), as JsSyntaxErrors. */

@@ -113,3 +113,11 @@ describe('the webpack loader', () => {
     expect((await call('var a = 1;\nfunction (', null, {})).error?.message).toBe('/app/src/greeter.js:2:1: Expected ident');
   });
 });
+
+test('code SWC refuses but acorn reads (a Unicode 17 identifier, test262) is instrumented from acorn\'s tree', () => {
+  const code = 'var \u088f = 1;\nfunction f(a) { for (; a; a--); return a + \u088f; }\nf(2);';
+  const out = instrument(code, { threshold: 1, filename: 'unicode17.js' });
+  expect(out.changed).toBe(true);
+  expect(vm.runInNewContext(out.code)).toBe(1);
+  expect(() => instrument('var x = ;', { filename: 'bad.js' })).toThrow(/^bad\.js/);
+});
