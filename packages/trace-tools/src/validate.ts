@@ -21,6 +21,12 @@ export interface TraceLimits {
 }
 
 /**
+ * The largest timestamp (ms) a trace may have: the formats it converts to count microseconds, exact
+ * in a double up to 2^53 (285 years; `performance.now()` counts from the page's start).
+ */
+export const MAX_TIMESTAMP = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+
+/**
  * How far (ms) a sample's timestamp may fall behind the latest before it: Chromium coarsens the
  * timestamps of its own traces in pages that are not cross-origin isolated, and they can step back
  * by a few microseconds.
@@ -106,6 +112,9 @@ export function validateTrace(value: unknown, limits: TraceLimits = {}): Profile
     const s = entry(samples, 'samples', i);
     if (typeof s.timestamp !== 'number' || !Number.isFinite(s.timestamp)) {
       throw new TraceError(`samples[${i}].timestamp is ${s.timestamp === undefined ? 'missing' : describe(s.timestamp)}, not a finite number`);
+    }
+    if (Math.abs(s.timestamp) > MAX_TIMESTAMP) {
+      throw new TraceError(`samples[${i}].timestamp ${s.timestamp} is beyond ±${MAX_TIMESTAMP} ms, more than a clock gives (and than microseconds can hold exactly)`);
     }
     if (s.timestamp < previous - TIMESTAMP_STEP_BACK) {
       throw new TraceError(`samples[${i}].timestamp ${s.timestamp} is earlier than a sample before it (${previous})`);

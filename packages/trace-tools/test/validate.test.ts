@@ -55,6 +55,7 @@ describe('validateTrace', () => {
     ['a string parentId', { ...goodTrace(), stacks: [{ frameId: 0 }, { frameId: 1, parentId: '0' }] }, 'stacks[1].parentId "0" is not an earlier stack'],
     ['a NaN timestamp (as null in JSON)', { ...goodTrace(), samples: [{ timestamp: null }] }, 'samples[0].timestamp is null, not a finite number'],
     ['timestamps out of order', { ...goodTrace(), samples: [{ timestamp: 20 }, { timestamp: 10 }] }, 'samples[1].timestamp 10 is earlier than a sample before it (20)'],
+    ['a timestamp no clock gives (convert wrote startTime null)', { ...goodTrace(), samples: [{ timestamp: 1e308 }] }, 'samples[0].timestamp 1e+308 is beyond ±9007199254740 ms'],
     ['timestamps stepping back a little at a time', { ...goodTrace(), samples: [{ timestamp: 20 }, { timestamp: 19.95 }, { timestamp: 19.9 }, { timestamp: 19.85 }] }, 'samples[3].timestamp 19.85 is earlier than a sample before it (20)'],
     ['a stackId out of range', { ...goodTrace(), samples: [{ timestamp: 1, stackId: 3 }] }, 'samples[0].stackId 3 is not an index into stacks (3 of them)'],
     ['a sample that is not an object', { ...goodTrace(), samples: ['x'] }, 'samples[0] is "x", not an object'],
