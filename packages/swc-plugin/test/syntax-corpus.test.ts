@@ -81,7 +81,6 @@ function thrown(run: () => unknown): Error | undefined {
 
 const scripts = SYNTAX_CORPUS.filter((c) => c.sourceType === 'script');
 const modules = SYNTAX_CORPUS.filter((c) => c.sourceType === 'module');
-/** Cases that fail only because of a known bug of @jsprof/estree-instrument (see the comment on each). */
 
 describe('the ESTree of the syntax corpus', () => {
   test.each(SYNTAX_CORPUS.filter((c) => !/\baccessor\b/.test(c.code)))('$name: as acorn reads it', (c) => {
