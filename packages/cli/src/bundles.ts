@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions } from '@jsprof/policy';
-import { writeAtomic } from './files';
+import { describeFsError, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 
 export interface BundleOptions {
@@ -277,14 +277,4 @@ function withoutSourceMappingUrl(code: string): string {
   const lineStart = lastLineStart(trimmed);
   if (SOURCE_MAPPING_URL.test(trimmed.slice(lineStart))) return trimmed.slice(0, lineStart);
   return /[\n\r]$/.test(code) ? code : `${code}\n`;
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'ENOENT') return 'no such file or directory';
-  if (code === 'EISDIR') return 'is a directory';
-  if (code === 'ENOTDIR') return 'a part of the path is not a directory';
-  if (code === 'EROFS') return 'read-only file system';
-  return (error as Error)?.message ?? String(error);
 }

@@ -45,3 +45,14 @@ export function writeAtomic(target: string, data: string, options: WriteOptions 
     throw error;
   }
 }
+
+/** A file system error as one line says it to a person. */
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EISDIR') return 'is a directory';
+  if (code === 'ENOTDIR') return 'a part of the path is not a directory';
+  if (code === 'EROFS') return 'read-only file system';
+  return (error as Error)?.message ?? String(error);
+}

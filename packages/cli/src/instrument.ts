@@ -49,17 +49,12 @@ export function pruneModuleCache(): void {
   pruneCache(CACHE_DIR, cacheBound().bytes);
 }
 
-/** How Node loads a file that nothing else tells about: `.mjs` as an ES module, the rest as CommonJS. */
-function formatOf(filename: string): ModuleFormat {
-  return filename.endsWith('.mjs') ? 'module' : 'commonjs';
-}
-
 /** Instruments `source` of `filename`; null if it is left as it is (it does not parse, or jsprof refused it: see stderr). */
 export function instrumentModule(
   source: string,
   filename: string,
   options: InstrumentOptions,
-  format: ModuleFormat = formatOf(filename),
+  format: ModuleFormat,
   progress?: Progress,
 ): Instrumented | null {
   const key = createHash('sha256')

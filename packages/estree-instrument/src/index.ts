@@ -14,7 +14,7 @@ import * as vm from 'node:vm';
 import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { OutputOffsets, outputOffsets } from './offsets';
-import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs, refuseDeepNesting } from './parse';
+import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs } from './parse';
 import {
   BODY_LABEL,
   CHECK_SOURCE,
@@ -337,7 +337,7 @@ function chain(map: any, input: any): any {
   return { ...remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null) };
 }
 
-export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, refuseDeepNesting };
+export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError };
 
 /**
  * The function table of a script as it will run (`<script>.jsprof.json` beside it; see

@@ -4,6 +4,7 @@
  * script if that fails. A byte order mark and a hashbang line are blanked (offsets unchanged).
  */
 import * as acorn from 'acorn';
+import { LineIndex } from '@jsprof/policy';
 import type { Node } from './index';
 
 /** A syntax error at `file:line:column`, with acorn's own message as `reason`. */
@@ -93,9 +94,7 @@ export class TooDeeplyNestedError extends JsSyntaxError {}
 export function refuseDeepNesting(code: string, file = '', limit = MAX_NESTING) {
   const at = deepestBracket(code, limit);
   if (at < 0) return;
-  const before = code.slice(0, at);
-  const line = before.split(/\r\n?|[\n\u2028\u2029]/).length;
-  const column = at - Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r'), before.lastIndexOf('\u2028'), before.lastIndexOf('\u2029'));
+  const { line, column } = new LineIndex(code).position(at);
   throw new TooDeeplyNestedError(file, line, column, `brackets nest more than ${limit} deep here; jsprof leaves the file as it is`);
 }
 

@@ -45,7 +45,8 @@ export interface TraceDocument {
   receivedAt?: string;
 }
 
-function describe(value: unknown): string {
+/** A value as an error message quotes it: short strings and numbers as they are, anything else by its kind. */
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value.length > 20 ? 'a string' : JSON.stringify(value);

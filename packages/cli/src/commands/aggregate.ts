@@ -3,6 +3,7 @@
  * merged into one view of where time goes, one file at a time, optionally per value of a `meta` key.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { describeFsError } from '../files';
 import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, displayLocation, findTraceFiles, printable } from '@jsprof/trace-tools';
 
 /** Rejected traces named one per line on stderr; after that many, they are only counted. */
@@ -46,10 +47,7 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
     .option('--json', 'print the whole result as JSON (every function of every view, times in ms, shares from 0 to 1)')
     .addHelpText('after', HELP)
     .action((paths: string[], opts) => {
-      const files = findTraceFiles(paths, (dir, error) => {
-        const why = (error as NodeJS.ErrnoException).code === 'EACCES' ? 'permission denied' : error.message;
-        process.stderr.write(`jsprof: skipped ${printable(dir)}: ${why}\n`);
-      });
+      const files = findTraceFiles(paths, (dir, error) => process.stderr.write(`jsprof: skipped ${printable(dir)}: ${describeFsError(error)}\n`));
       if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
       const maxBytes = opts.maxFileSize * 1024 * 1024;
       const result = aggregateWithProgress(files, { groupBy: opts.groupBy, maxFunctions: opts.maxFunctions, limits: { maxBytes, maxInflatedBytes: maxBytes } });

@@ -6,7 +6,7 @@
  * has them; `(garbage collector)` keeps its own frame. Checked as strictly as a trace.
  */
 import type { ProfilerTrace } from '@jsprof/runtime';
-import { TraceError, TraceLimits } from '../validate';
+import { TraceError, TraceLimits, describe as describeValue } from '../validate';
 
 /** Whether a parsed JSON value is shaped as a CPU profile rather than a trace. */
 export function isCpuProfile(value: unknown): boolean {
@@ -18,7 +18,7 @@ const IDLE = new Set(['(root)', '(program)', '(idle)']);
 const DEFAULT_MAX_ENTRIES = 10_000_000;
 
 function describe(value: unknown): string {
-  return value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40) ?? String(value);
+  return value === undefined ? 'missing' : describeValue(value);
 }
 
 export function fromCpuProfile(value: unknown, limits: TraceLimits = {}): ProfilerTrace {

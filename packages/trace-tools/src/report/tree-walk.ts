@@ -22,14 +22,13 @@ export function mapTree<N, M>(root: N, childrenOf: (node: N) => readonly N[], ma
 
 /** Visits every node below `root` in reading order (a node, then its children), with its depth (1 for root's children); `after` follows a node's children. */
 export function walkTree<N>(root: N, childrenOf: (node: N) => readonly N[], visit: (node: N, depth: number) => void, after?: (node: N, depth: number) => void): void {
-  const stack: { node: N; depth: number; next: number }[] = [{ node: root, depth: 0, next: 0 }];
+  const stack: { node: N; children: readonly N[]; depth: number; next: number }[] = [{ node: root, children: childrenOf(root), depth: 0, next: 0 }];
   while (stack.length) {
     const top = stack[stack.length - 1];
-    const children = childrenOf(top.node);
-    if (top.next < children.length) {
-      const child = children[top.next++];
+    if (top.next < top.children.length) {
+      const child = top.children[top.next++];
       visit(child, top.depth + 1);
-      stack.push({ node: child, depth: top.depth + 1, next: 0 });
+      stack.push({ node: child, children: childrenOf(child), depth: top.depth + 1, next: 0 });
       continue;
     }
     stack.pop();
