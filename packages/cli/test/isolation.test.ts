@@ -100,8 +100,7 @@ describe('a program that uses the same tools as jsprof used to', () => {
         `for (let i = 0; i < 40; i++) {\n` +
         `  code = babel.transformSync('export const f' + i + ' = (a, ...b) => a ?? b.map((x) => x ** 2);', { babelrc: false, configFile: false, targets: 'chrome 60', plugins: [plugin] }).code;\n` +
         `}\n` +
-        `const types = Object.values(babel.types).filter((value) => typeof value === 'function');\n` +
-        `console.log(JSON.stringify({ code, withChecks: types.filter((f) => f.toString().includes('__jsprof$')).length }));\n`,
+        `console.log(JSON.stringify({ code }));\n`,
     );
     for (const kind of ['cold', 'warm']) {
       const out = path.join(dir, `${kind}.json`);
@@ -109,8 +108,6 @@ describe('a program that uses the same tools as jsprof used to', () => {
       expect([kind, run.status, run.stderr]).toEqual([kind, 0, '']);
       const result = JSON.parse(run.stdout);
       expect(result.code).toContain('exports.f39 = f39');
-      expect([kind, result.withChecks]).toEqual([kind, expect.any(Number)]);
-      expect(result.withChecks).toBeGreaterThan(0);
       const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
       expect(trace.resources.some((url: string) => url.includes('/node_modules/@babel/core/'))).toBe(true);
     }

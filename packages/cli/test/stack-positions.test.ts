@@ -41,7 +41,22 @@ try {
 } catch (error) {
   frames.push(error.stack.split('\\n').filter((l) => l.includes('program.js')));
 }
-console.log(JSON.stringify({ frames, small: small.toString(), withLoop: withLoop.toString() }));
+
+function shipped(n) {
+  function square(x) { return x * x; }
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += square(i);
+  if (sum > 1e9) return -1;
+  return sum;
+}
+const arrowShipped = (n) => [1, 2, 3].map((x) => x * n).reduce((a, b) => a + b, 0);
+const { Worker } = require('node:worker_threads');
+const worker = new Worker(\`require('node:worker_threads').parentPort.postMessage((\${shipped})(10))\`, { eval: true });
+worker.once('message', (inWorker) => {
+  const texts = [small, withLoop, viaReturn, oneLine, shipped, arrowShipped].map(String);
+  const rebuilt = [shipped, arrowShipped].map((f) => new Function('return (' + f + ')')()(10));
+  console.log(JSON.stringify({ frames, texts, rebuilt, inWorker }));
+});
 `;
 
 interface Frame {
@@ -50,7 +65,7 @@ interface Frame {
   column: number;
 }
 
-function parseFrames(output: string): { frames: Frame[][]; small: string; withLoop: string } {
+function parseFrames(output: string): { frames: Frame[][]; texts: string[]; rebuilt: number[]; inWorker: number } {
   const result = JSON.parse(output);
   const frames = result.frames.map((stack: string[]) =>
     stack.map((text) => {
@@ -100,9 +115,12 @@ describe('the program’s own stack traces', () => {
     expect(profiled.frames.flat().length - moved).toBeGreaterThanOrEqual(4);
   });
 
-  test('toString() is unchanged for functions without checks', () => {
-    expect(profiled.small).toBe(plain.small);
-    expect(profiled.withLoop).not.toBe(plain.withLoop);
-    expect(profiled.withLoop).toContain('__jsprof$');
+  test('toString() gives every function’s text as written, and functions rebuilt from it run (new Function, a worker)', () => {
+    expect(ran.join('\n')).toContain('__jsprof$');
+    expect(profiled.texts).toEqual(plain.texts);
+    expect(profiled.texts.join('\n')).not.toContain('__jsprof$');
+    expect(plain.rebuilt).toEqual([285, 60]);
+    expect(profiled.rebuilt).toEqual(plain.rebuilt);
+    expect(profiled.inWorker).toBe(285);
   });
 });

@@ -19,6 +19,7 @@ import {
   BODY_LABEL,
   CHECK_SOURCE,
   ENTRY_CHECK_SOURCE,
+  INSERTED_CLOSE_MARK,
   LABELLED_BODY_OPEN,
   RETURN_VALUE_ID,
   labelledBodyClose,
@@ -32,6 +33,9 @@ import {
   functionName,
   isFunctionNode,
   isInstrumentedSource,
+  movedClose,
+  movedFrom,
+  movedOpen,
   needsPrelude,
   normalizeOptions,
   planFunction,
@@ -117,6 +121,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   }
   records.sort((a, b) => a.start - b.start);
 
+  const edits: EditState = { moves: 0, closings: new Map() };
   const result = (changed: boolean): InstrumentResult => {
     const out = changed ? s.toString() : code;
     if (changed) refuseUnparsable(code, out, program, input.filename ?? '', s);
@@ -124,14 +129,14 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
       code: out,
       map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
       functions: records,
-      table: input.functionTable ? outputTable(records, code, out, changed ? s : null) : null,
+      table: input.functionTable ? outputTable(records, code, out, changed ? s : null, edits.closings) : null,
       stats: { functions: records.length, instrumented: changed ? found.length : 0 },
       changed,
     };
   };
   if (!enabled || !needsPrelude(options, program.sourceType === 'module', found.length)) return result(false);
 
-  for (const fn of found) instrumentFunction(s, code, fn, options);
+  for (const fn of found) instrumentFunction(s, code, fn, options, edits);
   s.prependRight(preludeOffset(code, program), preludeText(program, options));
   return result(true);
 }
@@ -232,16 +237,30 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
  * (prependRight), and text closing one after what is already at its end (appendLeft). So a loop
  * check's braces wrap a rewritten `return` that is the loop's whole body, and an arrow's closing
  * comes before the `;` of the statement it ends.
+ *
+ * Every insertion can be told from the program's text, and removed to give it back exactly
+ * (@jsprof/policy's INSERTED_CLOSE_MARK): a check written after the program's own `;` or `{` is
+ * preceded by a space, one that ends the statement before it by `;`.
  */
-function instrumentFunction(s: MagicString, code: string, node: Node, options: PolicyOptions) {
+interface EditState {
+  /** How many function declarations moved so far (their markers' number). */
+  moves: number;
+  /** The arrows with an expression body closed with inserted text, by their end: their start and the text's length. */
+  closings: Map<number, { start: number; length: number }[]>;
+}
+
+function instrumentFunction(s: MagicString, code: string, node: Node, options: PolicyOptions, edits: EditState) {
   const plan = planFunction(code, node, options);
   const { hasOwnLoops, slot } = plan;
   if (plan.kind === 'expression') {
-    // `a => expr` becomes `a => { entry; let r = (expr); exit; return r; }`.
+    // `a => expr` becomes `a => {entry; let r = (expr); exit; return r; }`.
     const at = arrowBodyStart(code, node);
     const keep = plan.keepsValue;
-    s.prependRight(at, `{ ${ENTRY_CHECK_SOURCE} ${keep ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
-    s.appendLeft(node.end, keep ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : '); }');
+    s.prependRight(at, `{${ENTRY_CHECK_SOURCE} ${keep ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
+    const closing = keep ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : `)${INSERTED_CLOSE_MARK}}`;
+    s.appendLeft(node.end, closing);
+    const closings = edits.closings.get(node.end) ?? [];
+    edits.closings.set(node.end, [...closings, { start: node.start, length: closing.length }]);
     return;
   }
   const { statements, entryAfter } = plan;
@@ -253,25 +272,34 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
 
   for (const ret of plan.returns) rewriteReturn(s, code, ret);
   if (plan.loopChecks) for (const loop of plan.loops) addLoopCheck(s, loop);
-  const separator = entryAt > open + 1 && code[entryAt - 1] !== ';' ? ';' : '';
-  s.appendLeft(entryAt, `${separator} ${ENTRY_CHECK_SOURCE}`);
+  const separator = entryAt > open + 1 && code[entryAt - 1] !== ';' ? ';' : ' ';
+  s.appendLeft(entryAt, separator + ENTRY_CHECK_SOURCE);
   if (plan.exit === null) return;
   if (plan.exit !== 'value') {
     // After the last statement, which may end without a semicolon.
     const last = all[all.length - 1];
-    s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ''} ${exitCheckSource(hasOwnLoops, plan.exit, slot)} `);
+    s.prependRight(close, `${last && code[last.end - 1] !== ';' ? ';' : ' '}${exitCheckSource(hasOwnLoops, plan.exit, slot)}`);
     return;
   }
   const rest = statements.slice(entryAfter);
   const blockAt = rest.find((st: Node) => !plan.hoisted.includes(st))!.start;
+  let previous: { end: number; from: number } | null = null;
   for (const fn of plan.hoisted) {
     if (fn.start < blockAt) continue;
     // The statement before it must not run into the one after it once it is gone. One that ends
     // without a semicolon and a line break ends by itself (a declaration, a block); one ended by
     // a line break gets a semicolon, after the break, not on a function it may end with.
     const before = statements[statements.indexOf(fn) - 1];
-    if (code[before.end - 1] !== ';' && /[\n\r\u2028\u2029]/.test(code.slice(before.end, fn.start))) s.appendLeft(fn.start, ';');
+    const semicolon = code[before.end - 1] !== ';' && /[\n\r\u2028\u2029]/.test(code.slice(before.end, fn.start));
+    // Where it was, on the text before it: on the first of declarations that follow each other
+    // with nothing between, as the others move too.
+    const from: number = previous && previous.end === fn.start ? previous.from : fn.start;
+    const n = edits.moves++;
+    s.appendLeft(from, movedFrom(n, semicolon));
+    s.prependRight(fn.start, movedOpen(n));
+    s.appendLeft(fn.end, movedClose(n));
     s.move(fn.start, fn.end, blockAt);
+    previous = { end: fn.end, from };
   }
   s.prependRight(blockAt, `${LABELLED_BODY_OPEN} `);
   // Before the closing brace, never with a statement a move may take away.
@@ -279,14 +307,16 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
 }
 
 /**
- * `return x;` becomes `{ R = (x); break L; }` (see @jsprof/policy's check.ts), with the keyword
- * left in a comment after `R =`, so that every edit is an insertion.
+ * `return x;` becomes `{ R = x; break L; }` (see @jsprof/policy's check.ts), with the keyword left
+ * in a comment after `R =` (or in `R = void 0` for a bare `return`), so that every edit is an
+ * insertion. Only a sequence needs parentheses there (`R = (a, b)`): they are marked.
  */
 function rewriteReturn(s: MagicString, code: string, ret: Node) {
-  s.prependRight(ret.start, `{ ${RETURN_VALUE_ID} = /*`);
-  s.appendLeft(ret.start + 'return'.length, ret.argument ? '*/ (' : '*/ void 0');
-  if (ret.argument) s.appendLeft(ret.argument.end, ')');
-  s.appendLeft(ret.end, `${code[ret.end - 1] === ';' ? '' : ';'} break ${BODY_LABEL}; }`);
+  const sequence = ret.argument?.type === 'SequenceExpression';
+  s.prependRight(ret.start, `{ ${RETURN_VALUE_ID} = ${ret.argument ? '' : 'void '}/*`);
+  s.appendLeft(ret.start + 'return'.length, ret.argument ? (sequence ? `*/(${INSERTED_CLOSE_MARK}` : '*/') : '*/ 0');
+  if (sequence) s.appendLeft(ret.argument.end, `)${INSERTED_CLOSE_MARK}`);
+  s.appendLeft(ret.end, `${code[ret.end - 1] === ';' ? ' ' : ';'}break ${BODY_LABEL}; }`);
 }
 
 function addLoopCheck(s: MagicString, loop: Node) {
@@ -294,8 +324,8 @@ function addLoopCheck(s: MagicString, loop: Node) {
   if (body.type === 'BlockStatement') {
     s.appendLeft(body.start + 1, ` ${CHECK_SOURCE}`);
   } else {
-    s.prependRight(body.start, `{ ${CHECK_SOURCE} `);
-    s.appendLeft(body.end, ' }');
+    s.prependRight(body.start, `{${CHECK_SOURCE} `);
+    s.appendLeft(body.end, ` ${INSERTED_CLOSE_MARK}}`);
   }
 }
 
@@ -354,16 +384,19 @@ export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
 
 export function functionTable(code: string, program: Node): FunctionTable {
   const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);
-  return tableOf(functions, new LineIndex(code), UNCHANGED);
+  return tableOf(functions, new LineIndex(code), UNCHANGED, new Map());
 }
 
 const UNCHANGED: OutputOffsets = { at: (offset) => offset, end: (offset) => offset };
 
-function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffsets, v8Offset?: (f: FunctionRecord) => number): FunctionTable {
+function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffsets, closings: EditState['closings'], v8Offset?: (f: FunctionRecord) => number): FunctionTable {
+  // A function ends after its last character and the closings of the arrows ending there inside it
+  // (its own, if it is one), not text a construct around it added there (a marker, a loop's brace).
+  const endOf = (f: FunctionRecord) => to.at(f.end - 1) + 1 + (closings.get(f.end) ?? []).reduce((n, c) => n + (c.start >= f.start ? c.length : 0), 0);
   const entries: FunctionTable['functions'] = functions.map((f) => {
     const start = lines.position(to.at(f.start));
     const body = lines.position(to.end(f.bodyStart)); // text inserted at the body's start is in the body
-    const end = lines.position(to.end(f.end));
+    const end = lines.position(endOf(f));
     const v8 = v8Offset ? lines.position(to.at(v8Offset(f))) : f;
     return [f.ecmaName, start.line, start.column, body.line, body.column, end.line, end.column, v8.line, v8.column];
   });
@@ -373,18 +406,18 @@ function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffset
 
 /**
  * The function table of the instrumented output, from the input's records: positions are carried
- * through the edits (insertions and moves only; a function's end takes the text appended to it, its
- * exit check) and checked on the output's characters; where that does not hold, the output is parsed
+ * through the edits (insertions and moves only; an arrow's end takes the text that closes its
+ * expression body) and checked on the output's characters; where that does not hold, the output is parsed
  * again. The prelude's own functions are left out: they never run under a profiler.
  */
-function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null): FunctionTable {
-  if (!s) return tableOf(records, new LineIndex(code), UNCHANGED);
+function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null, closings: EditState['closings']): FunctionTable {
+  if (!s) return tableOf(records, new LineIndex(code), UNCHANGED, closings);
   const inputLines = new LineIndex(code);
   const v8Offset = (f: FunctionRecord) => inputLines.offset(f.line, f.column);
   const to = outputOffsets(s);
   const carried = (offset: number) => to !== null && out.charCodeAt(to.at(offset)) === code.charCodeAt(offset);
   if (records.every((f) => carried(f.start) && carried(f.bodyStart) && carried(f.end - 1) && carried(v8Offset(f)))) {
-    return tableOf(records, new LineIndex(out), to!, v8Offset);
+    return tableOf(records, new LineIndex(out), to!, closings, v8Offset);
   }
   return functionTable(out, parseJs(out));
 }

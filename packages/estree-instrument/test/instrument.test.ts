@@ -107,9 +107,9 @@ describe('inserted text', () => {
     const code = 'function f() {\n  a();\n}\nfunction g(x) {\n  if (x) return x\n  else x = 1\n  return;\n}\nconst h = (y) => y;\n';
     const out = run(code, { threshold: 1 });
     expect(out.code).toBe(
-      `;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  a();\n ${exitCheckSource(false, 'undefined')} }\n` +
-        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ ( x); break __jsprof$l; }\n  else x = 1\n  { __jsprof$r = /*return*/ void 0; break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }\n` +
-        `const h = (y) =>{ ${ENTRY_CHECK_SOURCE} let __jsprof$r = ( y); ${exitCheckSource(false, 'value')} return __jsprof$r; };\n`,
+      `;${GLOBAL_PRELUDE_SOURCE}function f() { ${ENTRY_CHECK_SOURCE}\n  a();\n ${exitCheckSource(false, 'undefined')}}\n` +
+        `function g(x) { ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { if (x) { __jsprof$r = /*return*/ x;break __jsprof$l; }\n  else x = 1\n  { __jsprof$r = void /*return*/ 0; break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }\n` +
+        `const h = (y) =>{${ENTRY_CHECK_SOURCE} let __jsprof$r = ( y); ${exitCheckSource(false, 'value')} return __jsprof$r; };\n`,
     );
   });
 
@@ -117,7 +117,7 @@ describe('inserted text', () => {
     const code = 'function g(s) {\n  "use strict"\n  var ch = s.charCodeAt(0)\n  if (ch !== 33) return false\n  a()\n  return true\n}\nvar a = () => 0;\n';
     const out = run(code, { threshold: 2 });
     expect(out.code).toContain(
-      `function g(s) {\n  "use strict"\n  var ch = s.charCodeAt(0)\n  if (ch !== 33) return false; ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { a()\n  { __jsprof$r = /*return*/ ( true); break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }`,
+      `function g(s) {\n  "use strict"\n  var ch = s.charCodeAt(0)\n  if (ch !== 33) return false;${ENTRY_CHECK_SOURCE}\n  let __jsprof$r; __jsprof$l: { a()\n  { __jsprof$r = /*return*/ true;break __jsprof$l; }\n } ${exitCheckSource(false, 'value')} return __jsprof$r; }`,
     );
     expect(runScript(`${out.code}; [g('a'), g('!')]`)).toEqual([false, true]);
   });
@@ -126,7 +126,7 @@ describe('inserted text', () => {
     const code = '"use strict"\nfunction f() { "use strict"\n"another"\n a(); }';
     const out = run(code, { threshold: 1, exits: false });
     expect(out.code.startsWith(`"use strict";${GLOBAL_PRELUDE_SOURCE}\n`)).toBe(true);
-    expect(out.code).toContain(`{ "use strict"\n"another"; ${ENTRY_CHECK_SOURCE}\n a(); }`);
+    expect(out.code).toContain(`{ "use strict"\n"another";${ENTRY_CHECK_SOURCE}\n a(); }`);
     const fn = runScript(`${out.code}; f`) as () => void;
     expect(() => runScript(`${out.code}; f.caller`)).toThrow(); // strict function: no caller access
     expect(typeof fn).toBe('function');
@@ -159,9 +159,9 @@ describe('inserted text', () => {
 
   test('loop bodies get a check first; single statements become blocks', () => {
     const out = run('function f(n) { while (n--) g(); for (;;) { break; } for (const x of []) for (;;) break; }', { threshold: 1, loops: true, exits: false });
-    expect(out.code).toContain(`while (n--) { ${CHECK_SOURCE} g(); }`);
+    expect(out.code).toContain(`while (n--) {${CHECK_SOURCE} g(); /*__jsprof$*/}`);
     expect(out.code).toContain(`for (;;) { ${CHECK_SOURCE} break; }`);
-    expect(out.code).toContain(`for (const x of []) { ${CHECK_SOURCE} for (;;) { ${CHECK_SOURCE} break; } }`);
+    expect(out.code).toContain(`for (const x of []) {${CHECK_SOURCE} for (;;) {${CHECK_SOURCE} break; /*__jsprof$*/} /*__jsprof$*/}`);
   });
 
   test('instrumenting twice changes nothing; excluded files and small functions are left alone', () => {

@@ -203,6 +203,21 @@ function holdsFunctionOrClass(node: { type: string; [key: string]: any }): boole
   return holds;
 }
 
+/**
+ * What the ESTree front adds so that the runtime can give every function's text back as it was
+ * (`Function.prototype.toString`; @jsprof/runtime's source-text.ts reads it). Every insertion is
+ * then recognisable in the output, and removing it gives the input back exactly: a check after the
+ * program's own `;` is written ` if …`, one that brings its own `;` is written `;if …`; a closing
+ * bracket that could be the program's own carries INSERTED_CLOSE_MARK; a function declaration moved
+ * before a labelled body goes between movedOpen(n) and movedClose(n), with movedFrom(n) where it
+ * was (n counts the file's moves). Babel's output is reprinted, so its text is not given back.
+ */
+export const INSERTED_CLOSE_MARK = `/*${RUNTIME_GLOBAL}$*/`;
+export const movedOpen = (n: number): string => `/*${RUNTIME_GLOBAL}$${n}{*/`;
+export const movedClose = (n: number): string => `/*${RUNTIME_GLOBAL}$${n}}*/`;
+/** Where a moved declaration was; with the `;` that ends the statement before it when a line break did. */
+export const movedFrom = (n: number, semicolon: boolean): string => (semicolon ? `;/*${RUNTIME_GLOBAL}$${n};*/` : `/*${RUNTIME_GLOBAL}$${n}*/`);
+
 /** The names `@jsprof/runtime` exports for instrumented modules that import it. */
 export const IMPORTED_COUNTER = 'checkCounter';
 export const IMPORTED_SLOW_PATH = 'checkTrap';

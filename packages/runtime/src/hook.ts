@@ -8,6 +8,7 @@
 import { EXIT_SLOTS, Engine, Hook, Platform, REARM } from './engine';
 import { defineGlobal } from './globals';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from './names';
+import { keepSourceText } from './source-text';
 
 interface RealmHook extends Hook {
   engine?: Engine;
@@ -36,6 +37,7 @@ function createHook(): RealmHook {
   const hook = { c: newCounter() } as RealmHook;
   const engine = new Engine(hook, defaultPlatform);
   Object.defineProperty(hook, 'engine', { value: engine, enumerable: false });
+  keepSourceText();
   return hook;
 }
 

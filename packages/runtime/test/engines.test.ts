@@ -10,6 +10,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ProfilerTrace } from '../src';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
+import * as vm from 'node:vm';
+import { instrument, parseJs } from '../../estree-instrument/src';
 import { BUSY_SCRIPT, expectValidTrace, stackNames } from './helpers';
 
 type EngineName = 'chromium' | 'firefox' | 'webkit';
@@ -48,6 +50,22 @@ const FILES: Record<string, string> = {
   '/worker.js': `importScripts('/jsprof.global.js', '/app.js'); onmessage = async (e) => postMessage(await profileBusy(e.data));`,
   '/': '<!doctype html><script src="/jsprof.global.js"></script><script src="/app.js"></script>',
 };
+/** Functions to send as text, as written (the expected texts) and as jsprof instruments them. */
+const SHIPPED = `
+function shipped(n) {
+  let sum = 0
+  for (let i = 0; i < n; i++) sum += square(i)
+  if (sum > 1e9) return -1
+  return sum
+  function square(x) { return x * x }
+}
+var arrow = (n) => [1, 2, 3].map((x) => x * n).reduce((a, b) => a + b, 0);
+class Shape { constructor(w) { this.w = w; while (this.w > 10) this.w /= 2 } area() { return this.w ** 2 } }
+var shippedFunctions = [shipped, arrow, Shape, Shape.prototype.area];`;
+const SHIPPED_TEXTS: string[] = vm.runInNewContext(`${SHIPPED}; shippedFunctions.map(String)`);
+FILES['/shipped.js'] = instrument({ code: SHIPPED, program: parseJs(SHIPPED, 'shipped.js', 'script'), sourceMap: false }, { threshold: 1, loops: true }).code;
+FILES['/shipped'] = '<!doctype html><script src="/jsprof.global.js"></script><script src="/shipped.js"></script>';
+
 const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
   '/lib.js': { body: lib('libPlain'), cors: false },
   '/cors-lib.js': { body: lib('libCors'), cors: true },
@@ -188,5 +206,22 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
     const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
     expect(stacks.filter((s) => s.endsWith('driver')).length).toBeGreaterThan(5);
     expect(stacks.filter((s) => s.endsWith('driver>libCors')).length).toBeGreaterThan(5);
+  });
+
+  test('functions give their text as written, and run rebuilt from it in a worker', async () => {
+    expect(FILES['/shipped.js']).toContain('__jsprof$l');
+    const result = await inPage(
+      '/shipped',
+      `new Promise((resolve) => {
+        const texts = shippedFunctions.map(String);
+        const looksNative = String(Function.prototype.toString) === String(Function.prototype.call).replace('call', 'toString');
+        const rebuilt = new Function('return (' + shipped + ')')()(10);
+        const blob = new Blob(['postMessage((' + shipped + ')(10))'], { type: 'text/javascript' });
+        const worker = new Worker(URL.createObjectURL(blob));
+        worker.onmessage = (e) => resolve({ texts, looksNative, rebuilt, inWorker: e.data });
+        worker.onerror = () => resolve({ texts, looksNative, rebuilt, inWorker: 'the worker failed' });
+      })`,
+    );
+    expect(result).toEqual({ texts: SHIPPED_TEXTS, looksNative: true, rebuilt: 285, inWorker: 285 });
   });
 });
