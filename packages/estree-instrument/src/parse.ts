@@ -22,18 +22,23 @@ export class JsSyntaxError extends SyntaxError {
 /**
  * acorn keeps the names declared in a scope in arrays and looks each new one up in them, which is
  * quadratic in the names of one scope: 50,000 top-level functions took 3.7 s to parse as a module.
- * The same lists, with a Set for the look-ups (acorn only asks whether a name is there).
+ * The same lists, with a Set for the look-ups once a list is long (acorn only asks whether a name
+ * is there); most scopes hold a few names, which an array finds faster.
  */
 class NameList extends Array<string> {
-  private readonly names = new Set<string>();
+  private names: Set<string> | null = null;
   push(...names: string[]): number {
-    for (const name of names) this.names.add(name);
+    if (this.names) for (const name of names) this.names.add(name);
+    else if (this.length + names.length > LONG_SCOPE) this.names = new Set([...this, ...names]);
     return super.push(...names);
   }
   indexOf(name: string): number {
+    if (!this.names) return super.indexOf(name);
     return this.names.has(name) ? super.indexOf(name) : -1;
   }
 }
+
+const LONG_SCOPE = 64;
 
 const Parser: typeof acorn.Parser = acorn.Parser.extend(
   (Base: any): any =>
