@@ -65,6 +65,9 @@ var shippedFunctions = [shipped, arrow, Shape, Shape.prototype.area];`;
 const SHIPPED_TEXTS: string[] = vm.runInNewContext(`${SHIPPED}; shippedFunctions.map(String)`);
 FILES['/shipped.js'] = instrument({ code: SHIPPED, program: parseJs(SHIPPED, 'shipped.js', 'script'), sourceMap: false }, { threshold: 1, loops: true }).code;
 FILES['/shipped'] = '<!doctype html><script src="/jsprof.global.js"></script><script src="/shipped.js"></script>';
+const HOT_LEAVES = fs.readFileSync(`${__dirname}/fixtures/hot-leaves.js`, 'utf8');
+FILES['/hot.js'] = instrument({ code: HOT_LEAVES, program: parseJs(HOT_LEAVES, 'hot.js', 'script'), sourceMap: false }, { threshold: 1 }).code;
+FILES['/hot'] = '<!doctype html><script src="/jsprof.global.js"></script><script>var exports = {};</script><script src="/hot.js"></script>';
 
 const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
   '/lib.js': { body: lib('libPlain'), cors: false },
@@ -223,5 +226,24 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
       })`,
     );
     expect(result).toEqual({ texts: SHIPPED_TEXTS, looksNative: true, rebuilt: 285, inWorker: 285 });
+  });
+
+  test('without isolation, hot functions with a loop called from one-line arrows get the samples of their time', async () => {
+    const result = await inPage(
+      '/hot',
+      `(async () => {
+        exports.run(20);
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        exports.run(200);
+        return { trace: await p.stop(), mode: jsprof.samplerStats().mode };
+      })()`,
+    );
+    expect(result.mode).toBe('count-down');
+    const trace: ProfilerTrace = result.trace;
+    const leaves = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).pop());
+    if (process.env.SHOW_LEAVES) console.log(engine, JSON.stringify(leaves));
+    const counts = ['spinDecl', 'spinArrow', 'method', 'stat'].map((name) => leaves.filter((leaf) => leaf === name).length);
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(4);
+    expect(counts.reduce((a, b) => a + b)).toBeGreaterThanOrEqual(0.35 * leaves.length);
   });
 });
