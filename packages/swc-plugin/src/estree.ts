@@ -6,7 +6,7 @@
  * an unknown one (from a newer SWC) keeps its type and has its children converted, so functions
  * nested anywhere are still found.
  */
-import { TooDeeplyNestedError } from '@jsprof/estree-instrument';
+import { JsSyntaxError, TooDeeplyNestedError } from '@jsprof/estree-instrument';
 import { LineIndex, skipTrivia } from '@jsprof/policy';
 
 type Swc = { type: string; span?: Span; [key: string]: any };
@@ -162,8 +162,16 @@ export function toEstree(program: Swc, code: string, filename = ''): EstreeNode 
         return make('Program', { start: 0, end: code.length }, { body: statements(n.body), sourceType: n.type === 'Module' ? 'module' : 'script' });
 
       // Statements
-      case 'ExpressionStatement':
-        return make(n.type, pos(n), { expression: convert(n.expression) });
+      case 'ExpressionStatement': {
+        const where = pos(n);
+        // SWC reads `let [` at a statement's start as a member expression, which the grammar forbids
+        // there; a loop check's braces around it would make the file valid (test262).
+        if (code.startsWith('let', where.start) && code[skipTrivia(code, where.start + 3)] === '[') {
+          const { line, column } = new LineIndex(code).position(where.start);
+          throw new JsSyntaxError(filename, line, column, 'a statement cannot start with `let [`');
+        }
+        return make(n.type, where, { expression: convert(n.expression) });
+      }
       case 'BlockStatement':
         return make(n.type, pos(n), { body: list(n.stmts) });
       case 'FunctionBody':

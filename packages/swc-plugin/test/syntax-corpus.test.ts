@@ -161,6 +161,14 @@ describe('the failures of issue 23', () => {
     expect(error?.message).toMatch(/^deep\.js:\d+:\d+: code nests too deeply here for SWC's parser/);
   });
 
+  test('`let` and a line break before `[` as a loop’s body, a syntax error SWC reads, is refused where loop checks would make it valid (test262)', () => {
+    const code = 'for (const x of [1]) let\n[a] = [x];';
+    expect(thrown(() => instrument(code, { filename: 'let.js', threshold: 1, loops: true }))?.message).toBe('let.js:1:22: a statement cannot start with `let [`');
+    expect(() => new Function(code)).toThrow(SyntaxError);
+    // `let` the name, elsewhere, and a declaration over two lines are read as before
+    expect(instrument('var let_ = 1; letter[0] = 1; (let[0]) = 2; function f() { let\n[b] = [1]; return b; }', { threshold: 1, filename: 'ok.js' }).code).toContain('let\n[b] = [1]');
+  });
+
   test('8,000 chained awaits, which SWC reads, make a tree too deep to walk: refused, no stack overflow', () => {
     const code = 'async function f(a) {\n  return ' + 'await '.repeat(8000) + 'a;\n}';
     expect(() => instrument(code, { filename: 'deep.js' })).toThrow(TooDeeplyNestedError);
