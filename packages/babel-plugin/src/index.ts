@@ -27,6 +27,7 @@ import {
   preludeSource,
   shouldInstrumentFile,
   shouldInstrumentFunction,
+  suspensionCheckSource,
   v8FunctionStart,
 } from '@jsprof/policy';
 
@@ -58,6 +59,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
       return t.cloneNode(exitCheckNodes.get(source), true, true);
     },
     loop: () => t.cloneNode(checkNode, true, true),
+    suspension: (slot) => api.template.expression.ast(suspensionCheckSource(slot)),
   };
   const prelude = (isModule: boolean): any[] => api.template.statements.ast(preludeSource(options, isModule));
 
@@ -126,6 +128,7 @@ interface Checks {
   entry: () => any;
   exit: (hasOwnLoops: boolean, returns: ExitReturn, slot: number) => any;
   loop: () => any;
+  suspension: (slot: number) => any;
 }
 
 /** Applies @jsprof/policy's plan for the function (plan.ts) to its Babel nodes. */
@@ -144,6 +147,15 @@ function instrument(path: NodePath, src: string, t: Types, checks: Checks, optio
     node.body = t.blockStatement([checks.entry(), ...body]);
     node.expression = false;
     return;
+  }
+  if (plan.suspensions.length > 0) {
+    const suspensions = new Set(plan.suspensions.map((s) => s.node));
+    path.traverse({
+      'AwaitExpression|YieldExpression'(at: NodePath) {
+        if (!suspensions.delete(at.node)) return;
+        at.replaceWith(t.sequenceExpression([checks.suspension(plan.slot), at.node]));
+      },
+    });
   }
   // Directives ("use strict") live in `block.directives` and stay first.
   const block = node.type === 'StaticBlock' ? node : node.body;

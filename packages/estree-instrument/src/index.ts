@@ -19,7 +19,8 @@ import {
   BODY_LABEL,
   CHECK_SOURCE,
   ENTRY_CHECK_SOURCE,
-  INSERTED_CLOSE_MARK,
+  INSERTED_BRACE_MARK,
+  INSERTED_PAREN_MARK,
   LABELLED_BODY_OPEN,
   RETURN_VALUE_ID,
   labelledBodyClose,
@@ -43,6 +44,7 @@ import {
   shouldInstrumentFile,
   shouldInstrumentFunction,
   skipTrivia,
+  suspensionCheckSource,
   v8FunctionStart,
 } from '@jsprof/policy';
 
@@ -230,6 +232,13 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
   };
 }
 
+interface EditState {
+  /** How many function declarations moved so far (their markers' number). */
+  moves: number;
+  /** The arrows with an expression body closed with inserted text, by their end: their start and the text's length. */
+  closings: Map<number, { start: number; length: number }[]>;
+}
+
 /**
  * Edits at one offset compose by one rule: constructs are edited inner first (functions in
  * post-order; in a function, its returns, then its loops, inner first, then its entry, exit and
@@ -239,16 +248,9 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
  * comes before the `;` of the statement it ends.
  *
  * Every insertion can be told from the program's text, and removed to give it back exactly
- * (@jsprof/policy's INSERTED_CLOSE_MARK): a check written after the program's own `;` or `{` is
+ * (@jsprof/policy's check.ts, its marks): a check written after the program's own `;` or `{` is
  * preceded by a space, one that ends the statement before it by `;`.
  */
-interface EditState {
-  /** How many function declarations moved so far (their markers' number). */
-  moves: number;
-  /** The arrows with an expression body closed with inserted text, by their end: their start and the text's length. */
-  closings: Map<number, { start: number; length: number }[]>;
-}
-
 function instrumentFunction(s: MagicString, code: string, node: Node, options: PolicyOptions, edits: EditState) {
   const plan = planFunction(code, node, options);
   const { hasOwnLoops, slot } = plan;
@@ -257,7 +259,7 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
     const at = arrowBodyStart(code, node);
     const keep = plan.keepsValue;
     s.prependRight(at, `{${ENTRY_CHECK_SOURCE} ${keep ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
-    const closing = keep ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : `)${INSERTED_CLOSE_MARK}}`;
+    const closing = keep ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : `)${INSERTED_BRACE_MARK}}`;
     s.appendLeft(node.end, closing);
     const closings = edits.closings.get(node.end) ?? [];
     edits.closings.set(node.end, [...closings, { start: node.start, length: closing.length }]);
@@ -271,6 +273,11 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
   const entryAt = entryAfter > 0 ? statements[entryAfter - 1].end : directives > 0 ? all[directives - 1].end : open + 1;
 
   for (const ret of plan.returns) rewriteReturn(s, code, ret);
+  for (const { node: suspension, statement } of plan.suspensions) {
+    // At a statement's start, `;` first: the statement before may end at a line break, and the `(` would call it.
+    s.prependRight(suspension.start, `${statement ? ';' : ''}(${suspensionCheckSource(slot)}, `);
+    s.appendLeft(suspension.end, `)${INSERTED_PAREN_MARK}`);
+  }
   if (plan.loopChecks) for (const loop of plan.loops) addLoopCheck(s, loop);
   const separator = entryAt > open + 1 && code[entryAt - 1] !== ';' ? ';' : ' ';
   s.appendLeft(entryAt, separator + ENTRY_CHECK_SOURCE);
@@ -314,8 +321,8 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
 function rewriteReturn(s: MagicString, code: string, ret: Node) {
   const sequence = ret.argument?.type === 'SequenceExpression';
   s.prependRight(ret.start, `{ ${RETURN_VALUE_ID} = ${ret.argument ? '' : 'void '}/*`);
-  s.appendLeft(ret.start + 'return'.length, ret.argument ? (sequence ? `*/(${INSERTED_CLOSE_MARK}` : '*/') : '*/ 0');
-  if (sequence) s.appendLeft(ret.argument.end, `)${INSERTED_CLOSE_MARK}`);
+  s.appendLeft(ret.start + 'return'.length, ret.argument ? (sequence ? `*/(${INSERTED_PAREN_MARK}` : '*/') : '*/ 0');
+  if (sequence) s.appendLeft(ret.argument.end, `)${INSERTED_PAREN_MARK}`);
   s.appendLeft(ret.end, `${code[ret.end - 1] === ';' ? ' ' : ';'}break ${BODY_LABEL}; }`);
 }
 
@@ -325,7 +332,7 @@ function addLoopCheck(s: MagicString, loop: Node) {
     s.appendLeft(body.start + 1, ` ${CHECK_SOURCE}`);
   } else {
     s.prependRight(body.start, `{${CHECK_SOURCE} `);
-    s.appendLeft(body.end, ` ${INSERTED_CLOSE_MARK}}`);
+    s.appendLeft(body.end, ` ${INSERTED_BRACE_MARK}}`);
   }
 }
 

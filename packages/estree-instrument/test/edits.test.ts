@@ -66,7 +66,7 @@ describe('edits at one offset compose', () => {
 
   test('a loop whose body is a rewritten return reads as the loop check, then the return', () => {
     const out = run('function f(a) { for (;;) return a }', { threshold: 1, loops: true });
-    expect(out).toContain(`for (;;) {${CHECK_SOURCE} { __jsprof$r = /*return*/ a;break __jsprof$l; } /*__jsprof$*/}`);
+    expect(out).toContain(`for (;;) {${CHECK_SOURCE} { __jsprof$r = /*return*/ a;break __jsprof$l; } /*__jsprof$}*/}`);
   });
 });
 

@@ -159,9 +159,9 @@ describe('inserted text', () => {
 
   test('loop bodies get a check first; single statements become blocks', () => {
     const out = run('function f(n) { while (n--) g(); for (;;) { break; } for (const x of []) for (;;) break; }', { threshold: 1, loops: true, exits: false });
-    expect(out.code).toContain(`while (n--) {${CHECK_SOURCE} g(); /*__jsprof$*/}`);
+    expect(out.code).toContain(`while (n--) {${CHECK_SOURCE} g(); /*__jsprof$}*/}`);
     expect(out.code).toContain(`for (;;) { ${CHECK_SOURCE} break; }`);
-    expect(out.code).toContain(`for (const x of []) {${CHECK_SOURCE} for (;;) {${CHECK_SOURCE} break; /*__jsprof$*/} /*__jsprof$*/}`);
+    expect(out.code).toContain(`for (const x of []) {${CHECK_SOURCE} for (;;) {${CHECK_SOURCE} break; /*__jsprof$}*/} /*__jsprof$}*/}`);
   });
 
   test('instrumenting twice changes nothing; excluded files and small functions are left alone', () => {

@@ -154,6 +154,14 @@ export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn, slot 
 }
 
 /**
+ * The check before an `await` or `yield` of a function with loops of its own (plan.ts): its exit
+ * check as an expression, written `(check, await x)`.
+ */
+export function suspensionCheckSource(slot: number): string {
+  return `--${COUNTER_ID}[${1 + slot}] < 0 && delete ${SLOW_PATH_ID}[${LOOPING_EXIT_CHECK_KIND + slot}]`;
+}
+
+/**
  * A function with `return`s runs its body in a block with this label; each `return x;` in it
  * becomes `{ R = x; break L; }`, and the exit check follows the block, then `return R;`. An exit
  * check in a `try/finally` would also run on a throw, but costs far more: by bench/instructions.js
@@ -207,12 +215,15 @@ function holdsFunctionOrClass(node: { type: string; [key: string]: any }): boole
  * What the ESTree front adds so that the runtime can give every function's text back as it was
  * (`Function.prototype.toString`; @jsprof/runtime's source-text.ts reads it). Every insertion is
  * then recognisable in the output, and removing it gives the input back exactly: a check after the
- * program's own `;` is written ` if …`, one that brings its own `;` is written `;if …`; a closing
- * bracket that could be the program's own carries INSERTED_CLOSE_MARK; a function declaration moved
+ * program's own `;` is written ` if …`, one that brings its own `;` is written `;if …`; a
+ * parenthesis that could be the program's own is followed by INSERTED_PAREN_MARK, and such a
+ * closing brace preceded by INSERTED_BRACE_MARK (so that an arrow's text, which ends at the brace,
+ * holds it); a function declaration moved
  * before a labelled body goes between movedOpen(n) and movedClose(n), with movedFrom(n) where it
  * was (n counts the file's moves). Babel's output is reprinted, so its text is not given back.
  */
-export const INSERTED_CLOSE_MARK = `/*${RUNTIME_GLOBAL}$*/`;
+export const INSERTED_PAREN_MARK = `/*${RUNTIME_GLOBAL}$*/`;
+export const INSERTED_BRACE_MARK = `/*${RUNTIME_GLOBAL}$}*/`;
 export const movedOpen = (n: number): string => `/*${RUNTIME_GLOBAL}$${n}{*/`;
 export const movedClose = (n: number): string => `/*${RUNTIME_GLOBAL}$${n}}*/`;
 /** Where a moved declaration was; with the `;` that ends the statement before it when a line break did. */

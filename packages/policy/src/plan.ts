@@ -15,6 +15,9 @@
  *   declares let/const/class at its top, which declarations outside the block could not see: then
  *   they go into the block, where it hoists them too, if a block may hold them; if not, the function
  *   gets no exit check. An async generator with `return`s gets none either (see planFunction).
+ * - With `exits`, a function with loops of its own checks before each of its own `await`s and
+ *   `yield`s, which leave it as an exit does: time its loops spent before it suspends is its own,
+ *   not its caller's, whose check would otherwise come next.
  */
 import type { PolicyOptions } from './options';
 import { ExitReturn, bodyEndReturn, canKeepReturnValue, exitSlot } from './check';
@@ -28,6 +31,8 @@ export type FunctionPlan<N extends Node = Node> = ExpressionBodyPlan<N> | BlockB
 interface PlanBase<N extends Node> {
   /** Its own loops (not those of nested functions or classes), inner ones before the loops around them. */
   loops: N[];
+  /** With `exits` and loops of its own: its own `await` and `yield` expressions, each to get the exit check before it. */
+  suspensions: Suspension<N>[];
   /** Whether to put a check at the top of each of them. */
   loopChecks: boolean;
   /** The exit slot its exit check counts on, if it has loops of its own (check.ts). */
@@ -55,10 +60,19 @@ export interface BlockBodyPlan<N extends Node = Node> extends PlanBase<N> {
   hoisted: N[];
 }
 
+/**
+ * An `await` or `yield`, and the statement of a statement list it starts, if it does: text written
+ * in front of it there could join the statement before.
+ */
+export interface Suspension<N extends Node = Node> {
+  node: N;
+  statement: N | null;
+}
+
 export function planFunction<N extends Node>(src: string, fn: N, options: Pick<PolicyOptions, 'exits' | 'loops'>): FunctionPlan<N> {
   const body = fn.type === 'StaticBlock' ? fn : fn.body;
   const loops: N[] = [];
-  const base = { loops, loopChecks: options.loops, hasOwnLoops: false, slot: exitSlot(src, fn) };
+  const base = { loops, suspensions: [] as Suspension<N>[], loopChecks: options.loops, hasOwnLoops: false, slot: exitSlot(src, fn) };
   if (fn.type === 'ArrowFunctionExpression' && body.type !== 'BlockStatement') {
     return { ...base, kind: 'expression', keepsValue: options.exits && canKeepReturnValue(body) };
   }
@@ -71,6 +85,7 @@ export function planFunction<N extends Node>(src: string, fn: N, options: Pick<P
   const returns: N[] = [];
   statements.forEach((statement, i) => collectOwn(statement, loops, i >= entryAfter ? returns : null));
   base.hasOwnLoops = loops.length > 0;
+  if (options.exits && base.hasOwnLoops && (fn.async || fn.generator)) collectSuspensions(body, null, base.suspensions);
   const plan: BlockBodyPlan<N> = { ...base, kind: 'block', statements, entryAfter, exit: null, returns: [], hoisted: [] };
   if (!options.exits) return plan;
   if (returns.length === 0) return { ...plan, exit: bodyEndReturn(fn) };
@@ -89,6 +104,24 @@ function collectOwn<N extends Node>(node: N, loops: N[], returns: N[] | null) {
   if (returns && node.type === 'ReturnStatement' && canKeepReturnValue(node.argument)) returns.push(node);
   forEachChild(node, (child) => collectOwn(child, loops, returns));
   if (isLoopNode(node)) loops.push(node);
+}
+
+const STATEMENT_LISTS: Record<string, string> = { BlockStatement: 'body', Program: 'body', StaticBlock: 'body', SwitchCase: 'consequent' };
+
+/**
+ * The function's own `await`s and `yield`s, outermost first, not looking into nested functions or
+ * classes; `statement` is the statement of a statement list that `node` starts, if any.
+ */
+function collectSuspensions<N extends Node>(node: N, statement: N | null, out: Suspension<N>[]) {
+  if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
+  if (node.type === 'AwaitExpression' || node.type === 'YieldExpression') {
+    out.push({ node, statement: statement && statement.start === node.start ? statement : null });
+  }
+  const listKey = STATEMENT_LISTS[node.type];
+  forEachChild(node, (child) => {
+    const inList = listKey !== undefined && Array.isArray(node[listKey]) && node[listKey].includes(child);
+    collectSuspensions(child, inList && child.type === 'ExpressionStatement' ? child : statement && child.start === statement.start ? statement : null, out);
+  });
 }
 
 function isLexicalDeclaration(node: Node): boolean {

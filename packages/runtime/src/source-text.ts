@@ -1,6 +1,6 @@
 /**
  * `Function.prototype.toString()` gives an instrumented function's text as it was written, without
- * the checks jsprof's ESTree front inserted (@jsprof/policy's check.ts, INSERTED_CLOSE_MARK: every
+ * the checks jsprof's ESTree front inserted (@jsprof/policy's check.ts, its marks: every
  * insertion can be told from the program's text, and removed). So a function sent as text
  * (Playwright's `page.evaluate(fn)`, a worker built from `fn.toString()`) runs where no runtime
  * is, and a program reading its own functions reads what it wrote. Text that does not come apart
@@ -12,7 +12,8 @@ const EXIT_WITH_VALUE = `if \\(--${J}c\\[\\d+\\] < 0\\) \\{ delete ${J}s\\[\\d+\
 const ANY_CHECK = `if \\(--${J}c\\[\\d+\\] < 0\\) (?:delete ${J}s\\[\\d+\\];|\\{ delete ${J}s\\[\\d+\\]; return(?: ${J}r)?; \\})`;
 const ENTRY_CHECK = `if \\(--${J}c\\[0\\] < 0\\) delete ${J}s\\[1\\];`;
 const LOOP_CHECK = `if \\(--${J}c\\[0\\] < 0\\) delete ${J}s\\[0\\];`;
-const CLOSE_MARK = `/\\*${J}\\*/`;
+const PAREN_MARK = `/\\*${J}\\*/`;
+const BRACE_MARK = `/\\*${J}\\}\\*/`;
 
 /** Insertions, in three groups: those that stand for the `return` keyword, for a `;`, and for nothing. */
 const INSERTED = new RegExp(
@@ -21,7 +22,9 @@ const INSERTED = new RegExp(
     `;( ?)break ${J}l; \\}`,
     `\\{${ENTRY_CHECK} (?:let ${J}r = \\(|return \\()`, // an arrow's expression body
     `\\); ${EXIT_WITH_VALUE} return ${J}r; \\}`,
-    `[ ()]${CLOSE_MARK}\\}?`, // closing brackets, a sequence's parentheses
+    `[ )]${BRACE_MARK}\\}`, // an arrow's expression body, a loop's body that is no block
+    `[()]${PAREN_MARK}`, // parentheses around a sequence, or a check and an \`await\` or \`yield\`
+    `;?\\(--${J}c\\[\\d+\\] < 0 && delete ${J}s\\[\\d+\\], `,
     `\\{${LOOP_CHECK} `, // a loop's body that is no block
     `let ${J}r; ${J}l: \\{ `, // a labelled body
     ` \\} ${EXIT_WITH_VALUE} return ${J}r; `,

@@ -242,7 +242,7 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
     const trace: ProfilerTrace = result.trace;
     const leaves = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).pop());
     if (process.env.SHOW_LEAVES) console.log(engine, JSON.stringify(leaves));
-    const counts = ['spinDecl', 'spinArrow', 'method', 'stat'].map((name) => leaves.filter((leaf) => leaf === name).length);
+    const counts = ['spinDecl', 'spinArrow', 'method', 'stat', 'spinGen', 'spinAsync'].map((name) => leaves.filter((leaf) => leaf === name).length);
     expect(Math.min(...counts)).toBeGreaterThanOrEqual(4);
     expect(counts.reduce((a, b) => a + b)).toBeGreaterThanOrEqual(0.35 * leaves.length);
   });
