@@ -59,7 +59,7 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
       return t.cloneNode(exitCheckNodes.get(source), true, true);
     },
     loop: () => t.cloneNode(checkNode, true, true),
-    suspension: (slot) => api.template.expression.ast(suspensionCheckSource(slot)),
+    suspension: (slot, asStatement) => (asStatement ? api.template.statement : api.template.expression).ast(suspensionCheckSource(slot, asStatement)),
   };
   const prelude = (isModule: boolean): any[] => api.template.statements.ast(preludeSource(options, isModule));
 
@@ -128,7 +128,7 @@ interface Checks {
   entry: () => any;
   exit: (hasOwnLoops: boolean, returns: ExitReturn, slot: number) => any;
   loop: () => any;
-  suspension: (slot: number) => any;
+  suspension: (slot: number, asStatement: boolean) => any;
 }
 
 /** Applies @jsprof/policy's plan for the function (plan.ts) to its Babel nodes. */
@@ -148,12 +148,12 @@ function instrument(path: NodePath, src: string, t: Types, checks: Checks, optio
     node.expression = false;
     return;
   }
-  if (plan.suspensions.length > 0) {
-    const suspensions = new Set(plan.suspensions.map((s) => s.node));
+  // Around an `await` (before the body is rebuilt: the statements in front of it are counted).
+  const around = new Set(plan.suspensions.filter((s) => !s.statement).map((s) => s.node));
+  if (around.size > 0) {
     path.traverse({
       'AwaitExpression|YieldExpression'(at: NodePath) {
-        if (!suspensions.delete(at.node)) return;
-        at.replaceWith(t.sequenceExpression([checks.suspension(plan.slot), at.node]));
+        if (around.delete(at.node)) at.replaceWith(t.sequenceExpression([checks.suspension(plan.slot, false), at.node]));
       },
     });
   }
@@ -179,6 +179,15 @@ function instrument(path: NodePath, src: string, t: Types, checks: Checks, optio
     rest = [...rest, exitCheck(plan.exit)];
   }
   block.body = [...prefix, checks.entry(), ...rest];
+  // Before a statement an `await` starts (after the body is rebuilt, which counts its statements).
+  const before = new Set(plan.suspensions.filter((s) => s.statement).map((s) => s.statement));
+  if (before.size > 0) {
+    path.traverse({
+      ExpressionStatement(statement: NodePath) {
+        if (before.delete(statement.node)) statement.insertBefore(checks.suspension(plan.slot, true));
+      },
+    });
+  }
 }
 
 export { CHECK_SOURCE, ENTRY_CHECK_SOURCE, EXIT_CHECK_SOURCE };

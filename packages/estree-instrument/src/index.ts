@@ -274,9 +274,13 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
 
   for (const ret of plan.returns) rewriteReturn(s, code, ret);
   for (const { node: suspension, statement } of plan.suspensions) {
-    // At a statement's start, `;` first: the statement before may end at a line break, and the `(` would call it.
-    s.prependRight(suspension.start, `${statement ? ';' : ''}(${suspensionCheckSource(slot)}, `);
-    s.appendLeft(suspension.end, `)${INSERTED_PAREN_MARK}`);
+    if (statement) {
+      // `;` first: the statement before may end at the line break before this one.
+      s.prependRight(statement.start, `;${suspensionCheckSource(slot, true)}`);
+    } else {
+      s.prependRight(suspension.start, `(${suspensionCheckSource(slot, false)}, `);
+      s.appendLeft(suspension.end, `)${INSERTED_PAREN_MARK}`);
+    }
   }
   if (plan.loopChecks) for (const loop of plan.loops) addLoopCheck(s, loop);
   const separator = entryAt > open + 1 && code[entryAt - 1] !== ';' ? ';' : ' ';

@@ -34,7 +34,22 @@ interface Input {
   sourceType: 'script' | 'module';
 }
 
+/** `await` and `yield` in functions with loops, where their checks go in every way. */
+const SUSPENSIONS = `async function f(list) {
+  let s = 0
+  for (const n of list) s += n
+  await null
+  const v = await Promise.resolve(s), w = [await 1, (await 2)]
+  if (s) await 3; else s++
+  x
+  await 4;for(;;await s) break; for (; ; await s) break
+  switch (s) { case 1: await 5 }
+  return s + v + w[0]
+}
+function* g(n) { for (let i = 0; i < n; i++) yield i; yield* [1]; const r = yield; return r }`;
+
 const inputs: Input[] = [
+  { name: 'await and yield in functions with loops', code: SUSPENSIONS, sourceType: 'script' },
   ...CASES.map((c) => ({ name: `case: ${c.name}`, code: c.code, sourceType: 'script' as const })),
   ...Array.from({ length: 60 }, (_, seed) => ({ name: `random program ${seed}`, code: randomProgram(seed), sourceType: 'script' as const })),
   ...SYNTAX_CORPUS.map((c) => ({ name: `syntax: ${c.name}`, code: c.code, sourceType: c.sourceType })),

@@ -155,9 +155,11 @@ export function exitCheckSource(hasOwnLoops: boolean, returns: ExitReturn, slot 
 
 /**
  * The check before an `await` or `yield` of a function with loops of its own (plan.ts): its exit
- * check as an expression, written `(check, await x)`.
+ * check, as a statement before the statement it starts, if it starts one of a statement list, else
+ * as an expression, written `(check, await x)`.
  */
-export function suspensionCheckSource(slot: number): string {
+export function suspensionCheckSource(slot: number, asStatement: boolean): string {
+  if (asStatement) return exitCheckSource(true, 'none', slot);
   return `--${COUNTER_ID}[${1 + slot}] < 0 && delete ${SLOW_PATH_ID}[${LOOPING_EXIT_CHECK_KIND + slot}]`;
 }
 

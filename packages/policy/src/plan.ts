@@ -61,8 +61,9 @@ export interface BlockBodyPlan<N extends Node = Node> extends PlanBase<N> {
 }
 
 /**
- * An `await` or `yield`, and the statement of a statement list it starts, if it does: text written
- * in front of it there could join the statement before.
+ * An `await` or `yield`, and the statement of a statement list it starts, if it does: the check
+ * goes before that statement (text written in front of the `await` there could join the statement
+ * before), else around the `await` (check.ts, suspensionCheckSource).
  */
 export interface Suspension<N extends Node = Node> {
   node: N;

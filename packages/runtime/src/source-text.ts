@@ -24,7 +24,7 @@ const INSERTED = new RegExp(
     `\\); ${EXIT_WITH_VALUE} return ${J}r; \\}`,
     `[ )]${BRACE_MARK}\\}`, // an arrow's expression body, a loop's body that is no block
     `[()]${PAREN_MARK}`, // parentheses around a sequence, or a check and an \`await\` or \`yield\`
-    `;?\\(--${J}c\\[\\d+\\] < 0 && delete ${J}s\\[\\d+\\], `,
+    `\\(--${J}c\\[\\d+\\] < 0 && delete ${J}s\\[\\d+\\], `, // before an \`await\` or \`yield\`
     `\\{${LOOP_CHECK} `, // a loop's body that is no block
     `let ${J}r; ${J}l: \\{ `, // a labelled body
     ` \\} ${EXIT_WITH_VALUE} return ${J}r; `,
