@@ -51,6 +51,43 @@ function compute(dir: string, profile: boolean): { results: string[]; trace?: an
   return JSON.parse(run.stdout);
 }
 
+/**
+ * Whole packages instrumented in place at threshold 1 with loop checks (issue 23: `--loops` broke
+ * markdown-it, yaml and uglify-js), each driven in a child process from its copy and from the
+ * original: the same output.
+ */
+describe('real packages at threshold 1 with loop checks compute what they did', () => {
+  // Each driver is the body of a function of `pkg`, the package's directory, returning a string.
+  const PACKAGES = [
+    { name: 'yaml', dir: 'dist', driver: `const YAML = require(pkg); return JSON.stringify([YAML.parse('a: [1, 2, {b: x}]\\nc: !!str 3\\nd: |\\n  text\\n'), YAML.stringify({ list: [1, 'two', { three: null }], nested: { deep: [true] } })]);` },
+    { name: 'uglify-js', dir: 'lib', driver: `return JSON.stringify(require(pkg).minify('function f(a, b) { var unused = 1; for (var i = 0; i < a.length; i++) { if (a[i] === b) return i; } return -1; } console.log(f([1, 2, 3], 2));', { toplevel: true }));` },
+    { name: 'markdown-it', dir: 'dist', driver: `return require(pkg)().render('# T\\n\\n* a **b** [c](http://d.example)\\n\\n| t | u |\\n|---|---|\\n| 1 | 2 |\\n\\n> q *e*');` },
+    { name: 'js-yaml', dir: 'lib', driver: `const y = require(pkg); return JSON.stringify(y.load(y.dump({ a: [1, 'b', { c: null }], when: new Date(0) })));` },
+  ];
+  const work = tempDir();
+
+  const drive = (pkg: string, driver: string) => {
+    // The copies find their dependencies where the originals do.
+    const env = { ...process.env, NODE_PATH: NODE_MODULES };
+    const run = spawnSync(process.execPath, ['-e', `console.log((function (pkg) { ${driver} })(${JSON.stringify(pkg)}))`], { encoding: 'utf8', timeout: 60_000, env });
+    if (run.status !== 0) throw new Error(run.stderr);
+    return run.stdout;
+  };
+
+  test.each(PACKAGES)('$name', ({ name, dir, driver }) => {
+    const original = path.join(NODE_MODULES, name);
+    const copy = path.join(work, name);
+    fs.cpSync(original, copy, { recursive: true });
+    const run = jsprof(['instrument', path.join(copy, dir), '--in-place', '--threshold', '1', '--loops', '--json']);
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    const files = JSON.parse(run.stdout).files;
+    expect(files.filter((f: any) => f.instrumented > 0).length).toBeGreaterThan(0);
+    const expected = drive(original, driver);
+    expect(expected.length).toBeGreaterThan(20);
+    expect(drive(copy, driver)).toBe(expected);
+  });
+});
+
 describe('jsprof instrument on popular dist files', () => {
   const work = tempDir();
   const src = path.join(work, 'src');
