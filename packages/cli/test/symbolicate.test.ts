@@ -77,6 +77,23 @@ describe('jsprof symbolicate', () => {
     for (const name of common) expect(`${name} ${ours.get(name)}`).toBe(`${name} ${v8.get(name)}`);
   });
 
+  test('report and convert map the frames themselves with --source-maps: original names and files, no other command', () => {
+    const trace = path.join(dir, 'trace.json');
+    const plain = jsprof(['report', trace, '--top', '30']);
+    expect(plain.stdout).not.toContain('scanPrimes');
+    const mapped = jsprof(['report', trace, '--top', '30', '--source-maps', dist]);
+    expect(mapped.status).toBe(0);
+    expect(mapped.stderr).toMatch(/^jsprof: \d+ of \d+ frames mapped to original sources\.\n/);
+    expect(mapped.stdout).toMatch(/scanPrimes\s+\S*phases\.js:\d+/);
+    const html = path.join(dir, 'report.html');
+    expect(jsprof(['report', trace, '--html', html, '-s', dist]).status).toBe(0);
+    expect(fs.readFileSync(html, 'utf8')).toContain('scanPrimes');
+    const profile = path.join(dir, 'mapped.cpuprofile');
+    expect(jsprof(['convert', trace, '--to', 'cpuprofile', '-o', profile, '--source-maps', dist]).status).toBe(0);
+    const nodes = JSON.parse(fs.readFileSync(profile, 'utf8')).nodes;
+    expect(nodes.some((n: any) => n.callFrame.functionName === 'scanPrimes' && n.callFrame.url === PHASES_URL)).toBe(true);
+  });
+
   test('merges frames that become one function, keeping stacks parents first and samples on the same paths', () => {
     const raw = validateTrace(JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8')));
     const { trace, stats } = symbolicate(raw, new SourceMaps(dist));

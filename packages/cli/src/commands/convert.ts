@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { readTraceFile, toCpuProfile, toSpeedscope, TraceError } from '@jsprof/trace-tools';
 import { writeAtomic } from '../files';
+import { SOURCE_MAPS_HELP, withSourceMaps } from './symbolicate';
 
 const EXTENSIONS = { cpuprofile: '.cpuprofile', speedscope: '.speedscope.json' };
 type Format = keyof typeof EXTENSIONS;
@@ -32,8 +33,9 @@ function writeOutput(out: string, text: string): void {
   }
 }
 
-function convert(input: string, format: Format): string {
-  const { trace } = readTraceFile(input);
+function convert(input: string, format: Format, sourceMaps?: string): string {
+  const read = readTraceFile(input);
+  const { trace } = sourceMaps ? withSourceMaps(read, sourceMaps) : read;
   if (trace.samples.length === 0) throw new TraceError(`${input}: the trace has no samples; there is nothing to convert`);
   if (format === 'cpuprofile') return JSON.stringify(toCpuProfile(trace));
   const exporter = `jsprof ${require('../../package.json').version}`;
@@ -47,6 +49,7 @@ export function addConvertCommand(program: Command, _setExitCode: (code: number)
     .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it and traceReceiver stores it)')
     .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).makeOptionMandatory())
     .option('-o, --out <file>', 'where to write it ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .cpuprofile or .speedscope.json')
+    .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
     .showHelpAfterError(false)
     .addHelpText(
       'after',
@@ -61,8 +64,8 @@ Formats:
 
 A file is written through a temporary file and a rename: a failed run leaves no partial file.`,
     )
-    .action((input: string, opts: { to: Format; out?: string }) => {
-      const text = convert(input, opts.to);
+    .action((input: string, opts: { to: Format; out?: string; sourceMaps?: string }) => {
+      const text = convert(input, opts.to, opts.sourceMaps);
       if (opts.out === '-') {
         // A reader that stops early (\`| head\`) is not an error.
         process.stdout.once('error', (error: NodeJS.ErrnoException) => {

@@ -14,6 +14,7 @@ import {
   viewJson,
 } from '@jsprof/trace-tools';
 import { writeAtomic } from '../files';
+import { SOURCE_MAPS_HELP, withSourceMaps } from './symbolicate';
 
 interface ReportOptions {
   view: ReportView;
@@ -21,6 +22,7 @@ interface ReportOptions {
   minShare: number;
   json?: boolean;
   html?: string;
+  sourceMaps?: string;
 }
 
 function positiveWholeNumber(value: string): number {
@@ -65,10 +67,12 @@ export function addReportCommand(program: Command, _setExitCode: (code: number) 
     .option('--min-share <percent>', 'trees: hide nodes under this share of the busy samples', percentage, 100 * DEFAULT_MIN_SHARE)
     .addOption(new Option('--json', 'print the view as JSON on stdout (shape below)').conflicts('html'))
     .addOption(new Option('--html <file>', 'write a self-contained HTML report (flame graph, both call trees) instead of printing a view').conflicts(['view', 'top', 'minShare']))
+    .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
     .showHelpAfterError(false)
     .addHelpText('after', MORE_HELP)
     .action((input: string, opts: ReportOptions) => {
-      const document = readTraceFile(input);
+      const read = readTraceFile(input);
+      const document = opts.sourceMaps ? withSourceMaps(read, opts.sourceMaps) : read;
       if (opts.html) {
         writeAtomic(opts.html, htmlReport(document, path.basename(input)));
         process.stderr.write(`jsprof: wrote ${opts.html}\n`);

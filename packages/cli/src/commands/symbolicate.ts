@@ -1,14 +1,27 @@
 /** `jsprof symbolicate`: a trace's frames mapped to original files, lines, columns and names. */
 import type { Command } from 'commander';
-import { SourceMaps, printableLines, readTraceFile, symbolicate } from '@jsprof/trace-tools';
+import { SourceMaps, TraceDocument, printableLines, readTraceFile, symbolicate } from '@jsprof/trace-tools';
 import { writeAtomic } from '../files';
+
+export const SOURCE_MAPS_HELP = 'the source maps in this directory, each script matched by file name (app.js.map, or app.js with its sourceMappingURL)';
+
+/** The document with its trace's frames mapped through the source maps in `dir`; what was mapped said on stderr. */
+export function withSourceMaps<D extends TraceDocument>(document: D, dir: string): D {
+  const { trace, stats } = symbolicate(document.trace, new SourceMaps(dir));
+  const lines = [`jsprof: ${stats.mapped} of ${stats.frames} frames mapped to original sources.`];
+  const shown = stats.withoutMap.slice(0, 10).join(', ');
+  if (stats.withoutMap.length) lines.push(`jsprof: no source map for ${shown}${stats.withoutMap.length > 10 ? ` and ${stats.withoutMap.length - 10} more` : ''}`);
+  for (const bad of stats.badMaps) lines.push(`jsprof: could not read the source map ${bad}`);
+  process.stderr.write(printableLines(`${lines.join('\n')}\n`));
+  return { ...document, trace };
+}
 
 export function addSymbolicateCommand(program: Command, _setExitCode: (code: number) => void): void {
   program
     .command('symbolicate')
     .description('Map the frames of a trace to original files, lines, columns and function names through source maps.')
     .argument('<trace>', 'a trace file (JSON or gzip; a bare trace or a {meta, trace} document)')
-    .requiredOption('-s, --source-maps <dir>', 'where the source maps are: each script is matched by file name (app.js.map, or app.js with its sourceMappingURL)')
+    .requiredOption('-s, --source-maps <dir>', SOURCE_MAPS_HELP)
     .option('-o, --out <file>', 'where to write the symbolicated trace (default: standard output)')
     .addHelpText(
       'after',
@@ -17,16 +30,10 @@ export function addSymbolicateCommand(program: Command, _setExitCode: (code: num
         '\nFrames of scripts without a map are kept as they are. Metadata travelling with the trace ({meta, trace}) is kept.',
     )
     .action((file: string, opts: { sourceMaps: string; out?: string }) => {
-      const document = readTraceFile(file);
-      const { trace, stats } = symbolicate(document.trace, new SourceMaps(opts.sourceMaps));
-      const output = document.receivedAt !== undefined || Object.keys(document.meta).length ? { ...document, trace } : trace;
+      const document = withSourceMaps(readTraceFile(file), opts.sourceMaps);
+      const output = document.receivedAt !== undefined || Object.keys(document.meta).length ? document : document.trace;
       const text = `${JSON.stringify(output)}\n`;
       if (opts.out && opts.out !== '-') writeAtomic(opts.out, text);
       else process.stdout.write(text);
-      const lines = [`jsprof: ${stats.mapped} of ${stats.frames} frames mapped to original sources.`];
-      const shown = stats.withoutMap.slice(0, 10).join(', ');
-      if (stats.withoutMap.length) lines.push(`jsprof: no source map for ${shown}${stats.withoutMap.length > 10 ? ` and ${stats.withoutMap.length - 10} more` : ''}`);
-      for (const bad of stats.badMaps) lines.push(`jsprof: could not read the source map ${bad}`);
-      process.stderr.write(printableLines(`${lines.join('\n')}\n`));
     });
 }
