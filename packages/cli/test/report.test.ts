@@ -80,7 +80,7 @@ describe('text views', () => {
     expect(json.tree.total).toBe(busy);
     expect(sum(json.tree)).toBe(busy);
     const functions = JSON.parse(jsprof(['report', '--json', tracePath]).stdout).functions;
-    expect(functions.find((f: any) => f.name === 'scanPrimes')).toMatchObject({ resource: pathToFileURL(path.join(FIXTURES, 'phases.js')).href, line: 10, column: 20, location: 'fixtures/programs/phases.js:10' });
+    expect(functions.find((f: any) => f.name === 'scanPrimes')).toMatchObject({ resource: pathToFileURL(path.join(FIXTURES, 'phases.js')).href, line: 10, column: 20, location: 'fixtures/programs/phases.js:10:20' });
   });
 
   test('reads gzipped traces and {meta, trace} documents', () => {
@@ -184,7 +184,7 @@ describe('the HTML report in Chromium', () => {
     await page.hover('#flame g.box[aria-label="scanPrimes"]');
     expect(await page.isVisible('#tip')).toBe(true);
     const tip = await page.textContent('#tip');
-    expect(tip).toMatch(/^scanPrimesfixtures\/programs\/phases\.js:10total \d+\.\d% \(\d+ ms\)self \d+\.\d% \(\d+ ms\)$/);
+    expect(tip).toMatch(/^scanPrimesfixtures\/programs\/phases\.js:10:20total \d+\.\d% \(\d+ ms\)self \d+\.\d% \(\d+ ms\)$/);
   });
 
   test('clicking a box zooms to it; Reset zoom goes back', async () => {
@@ -207,7 +207,7 @@ describe('the HTML report in Chromium', () => {
     expect(roots.slice(0, 3).sort()).toEqual(['build', 'scanPrimes', XSS].sort());
     const scanPrimes = page.locator('#bottom-up > details', { has: page.locator('summary .fn', { hasText: 'scanPrimes' }) });
     await scanPrimes.locator('summary').click();
-    expect(await scanPrimes.locator(':scope > div .fn, :scope > details > summary .fn').first().textContent()).toMatch(/^\(anonymous\)fixtures\/programs\/phases\.js:60$/);
+    expect(await scanPrimes.locator(':scope > div .fn, :scope > details > summary .fn').first().textContent()).toMatch(/^\(anonymous\)fixtures\/programs\/phases\.js:60:19$/);
   });
 
   test('ran no script from the trace, logged no error, fetched nothing', async () => {

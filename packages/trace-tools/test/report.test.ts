@@ -165,9 +165,9 @@ describe('text views', () => {
         '9 samples every 10 ms: 7 while JavaScript ran, 2 idle.',
         '',
         ' self   total  function  location',
-        '42.9%   71.4%  fib       /app/src/fib.js:5',
-        '42.9%   42.9%  leaf      /app/src/fib.js:9',
-        '14.3%  100.0%  main      /app/src/fib.js:1',
+        '42.9%   71.4%  fib       /app/src/fib.js:5:13',
+        '42.9%   42.9%  leaf      /app/src/fib.js:9:14',
+        '14.3%  100.0%  main      /app/src/fib.js:1:10',
         '',
       ].join('\n'),
     );
@@ -180,12 +180,12 @@ describe('text views', () => {
         '9 samples every 10 ms: 7 while JavaScript ran, 2 idle.',
         '',
         ' total   self  function, then its callees',
-        '100.0%  14.3%  main  /app/src/fib.js:1',
-        ' 71.4%  14.3%    fib  /app/src/fib.js:5',
-        ' 57.1%  14.3%      fib  /app/src/fib.js:5',
-        ' 28.6%  28.6%        leaf  /app/src/fib.js:9',
-        ' 14.3%  14.3%        fib  /app/src/fib.js:5',
-        ' 14.3%  14.3%    leaf  /app/src/fib.js:9',
+        '100.0%  14.3%  main  /app/src/fib.js:1:10',
+        ' 71.4%  14.3%    fib  /app/src/fib.js:5:13',
+        ' 57.1%  14.3%      fib  /app/src/fib.js:5:13',
+        ' 28.6%  28.6%        leaf  /app/src/fib.js:9:14',
+        ' 14.3%  14.3%        fib  /app/src/fib.js:5:13',
+        ' 14.3%  14.3%    leaf  /app/src/fib.js:9:14',
         '',
       ].join('\n'),
     );
@@ -197,8 +197,8 @@ describe('text views', () => {
         '9 samples every 10 ms: 7 while JavaScript ran, 2 idle.',
         '',
         'total   self  function, then its callers',
-        '42.9%  42.9%  fib  /app/src/fib.js:5',
-        '28.6%           fib  /app/src/fib.js:5',
+        '42.9%  42.9%  fib  /app/src/fib.js:5:13',
+        '28.6%           fib  /app/src/fib.js:5:13',
         '28.6%             … 2 more',
         '14.3%           … 1 more',
         '57.1%         … 2 more',
@@ -245,8 +245,9 @@ describe('text views', () => {
   });
 
   test('locations: files relative to the working directory, native frames marked', () => {
-    expect(displayLocation('file:///work/app/a.js', 3, '/work')).toBe('app/a.js:3');
-    expect(displayLocation('file:///elsewhere/a.js', 3, '/work')).toBe('/elsewhere/a.js:3');
+    expect(displayLocation('file:///work/app/a.js', 3, null, '/work')).toBe('app/a.js:3');
+    expect(displayLocation('file:///work/app/a.js', 3, 14, '/work')).toBe('app/a.js:3:14');
+    expect(displayLocation('file:///elsewhere/a.js', 3, 1, '/work')).toBe('/elsewhere/a.js:3:1');
     expect(displayLocation('https://example.com/a.js', null)).toBe('https://example.com/a.js');
     expect(displayLocation(null, null)).toBe('(native)');
   });
@@ -263,8 +264,8 @@ describe('JSON views', () => {
       intervalMs: 10,
       meta: { page: '/home' },
       functions: [
-        { name: 'fib', resource: FILE, line: 5, column: 13, location: '/app/src/fib.js:5', self: 3, total: 5 },
-        { name: 'leaf', resource: FILE, line: 9, column: 14, location: '/app/src/fib.js:9', self: 3, total: 3 },
+        { name: 'fib', resource: FILE, line: 5, column: 13, location: '/app/src/fib.js:5:13', self: 3, total: 5 },
+        { name: 'leaf', resource: FILE, line: 9, column: 14, location: '/app/src/fib.js:9:14', self: 3, total: 3 },
       ],
     });
   });

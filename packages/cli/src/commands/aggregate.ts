@@ -123,7 +123,7 @@ function table(view: AggregateView, top: number): string[] {
     percent(f.total),
     percent(f.traces / view.traces),
     printable(f.name || '(anonymous)'),
-    f.name === OTHER_FUNCTIONS && f.resource === null ? '' : printable(`${displayLocation(f.resource, f.line)}${f.column === null ? '' : `:${f.column}`}`),
+    f.name === OTHER_FUNCTIONS && f.resource === null ? '' : printable(displayLocation(f.resource, f.line, f.column)),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const format = (r: string[]) => r.map((c, i) => (i < 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();

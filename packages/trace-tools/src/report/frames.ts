@@ -3,8 +3,11 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProfilerTrace } from '@jsprof/runtime';
 
-/** Where a function is, for people: a file path relative to `cwd` where it can be, else the URL; `:line` when known. */
-export function displayLocation(resource: string | null, line: number | null, cwd = process.cwd()): string {
+/**
+ * Where a function is, for people: a file path relative to `cwd` where it can be, else the URL;
+ * `:line:column` when known (a minified bundle has all its functions on line 1).
+ */
+export function displayLocation(resource: string | null, line: number | null, column: number | null = null, cwd = process.cwd()): string {
   if (!resource) return '(native)';
   let where = resource;
   if (resource.startsWith('file:')) {
@@ -16,7 +19,8 @@ export function displayLocation(resource: string | null, line: number | null, cw
       // a file: URL Node cannot turn into a path (another host, say) is shown as it is
     }
   }
-  return line == null ? where : `${where}:${line}`;
+  if (line == null) return where;
+  return column == null ? `${where}:${line}` : `${where}:${line}:${column}`;
 }
 
 export function displayName(name: string): string {
@@ -36,5 +40,6 @@ export function frameInfo(trace: ProfilerTrace, frameId: number): FrameInfo {
   const f = trace.frames[frameId];
   const resource = f.resourceId === undefined ? null : trace.resources[f.resourceId];
   const line = f.line ?? null;
-  return { name: f.name, resource, line, column: f.column ?? null, location: displayLocation(resource, line) };
+  const column = f.column ?? null;
+  return { name: f.name, resource, line, column, location: displayLocation(resource, line, column) };
 }

@@ -42,7 +42,7 @@ export function formatReport(trace: ProfilerTrace, top = 15, intervalMs: number 
       percent(f.self, summary.busy),
       percent(f.total, summary.busy),
       printable(displayName(f.name)),
-      printable(displayLocation(f.resource, f.line)),
+      printable(displayLocation(f.resource, f.line, f.column)),
     ]);
     lines.push('', ...columns([['self', 'total', 'function', 'location'], ...rows], 2));
   }
