@@ -54,5 +54,33 @@ export function describeFsError(error: unknown): string {
   if (code === 'EISDIR') return 'is a directory';
   if (code === 'ENOTDIR') return 'a part of the path is not a directory';
   if (code === 'EROFS') return 'read-only file system';
+  if (code === 'ENOSPC') return 'no space left on the device';
   return (error as Error)?.message ?? String(error);
+}
+
+/** Where a command writes what it made of `input` by default: beside it, `.gz` and `.json` replaced by `extension`. */
+export function outputBeside(input: string, extension: string): string {
+  return `${input.replace(/\.gz$/i, '').replace(/\.json$/i, '')}${extension}`;
+}
+
+/**
+ * Writes a command's result to `out` (through a temporary file and a rename, and says so on stderr),
+ * or to stdout for `-`, where a reader that stops early (`| head`) is no error.
+ */
+export function writeResult(out: string, text: string): void {
+  if (out === '-') {
+    process.stdout.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);
+      process.exit(error.code === 'EPIPE' ? 0 : 1);
+    });
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    if (fs.statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    writeAtomic(out, text);
+  } catch (error) {
+    throw new Error(`cannot write ${out}: ${describeFsError(error)}`);
+  }
+  process.stderr.write(`jsprof: wrote ${out}\n`);
 }

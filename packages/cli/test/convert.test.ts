@@ -177,6 +177,19 @@ describe('inputs and output names', () => {
     expect(converted.profiles[0].samples).toEqual(JSON.parse(jsprof(['convert', traceFile, '--to', 'speedscope', '-o', '-']).stdout).profiles[0].samples);
   });
 
+  test('without --to, a CPU profile beside the trace; symbolicate writes beside it too, as every command that makes a file does', () => {
+    const copy = path.join(dir, 'defaults.json');
+    fs.copyFileSync(traceFile, copy);
+    const converted = jsprof(['convert', copy]);
+    expect([converted.status, converted.stderr]).toEqual([0, `jsprof: wrote ${path.join(dir, 'defaults.cpuprofile')}\n`]);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'defaults.cpuprofile'), 'utf8')).nodes.length).toBeGreaterThan(1);
+    const symbolicated = jsprof(['symbolicate', copy, '--source-maps', dir]);
+    expect(symbolicated.status).toBe(0);
+    expect(symbolicated.stdout).toBe('');
+    expect(symbolicated.stderr).toContain(`jsprof: wrote ${path.join(dir, 'defaults.symbolicated.json')}\n`);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'defaults.symbolicated.json'), 'utf8')).samples).toEqual(trace.samples);
+  });
+
   test('-o - into a reader that stops early ends quietly', () => {
     const long = path.join(dir, 'long.json');
     const samples = Array.from({ length: 20_000 }, (_, i) => ({ timestamp: i * 10, stackId: trace.samples[i % trace.samples.length].stackId }));
@@ -190,7 +203,7 @@ describe('inputs and output names', () => {
     // As one line: commander wraps the options' text to the terminal's width.
     const help = jsprof(['convert', '--help']).stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--to <format>');
-    expect(help).toContain('(choices: "cpuprofile", "speedscope")');
+    expect(help).toContain('(choices: "cpuprofile", "speedscope", default: "cpuprofile")');
     expect(help).toContain("default: the trace's name with .json (and .gz) replaced by .cpuprofile or .speedscope.json");
     expect(help).toContain('Chrome DevTools');
   });
@@ -208,7 +221,6 @@ describe('errors: one line, exit status 1, nothing written; outputs', () => {
 
   test.each([
     ['an unknown --to', [traceFile, '--to', 'pprof', '-o', path.join(bad, 'out')], /^error: option '--to <format>' argument 'pprof' is invalid\. Allowed choices are cpuprofile, speedscope\.\n$/],
-    ['no --to', [traceFile, '-o', path.join(bad, 'out')], /^error: required option '--to <format>' not specified\n$/],
     ['a missing file', [path.join(bad, 'missing.json'), '--to', 'cpuprofile'], /^jsprof: .*missing\.json: no such file\n$/],
     ['a malformed trace', [path.join(bad, 'malformed.json'), '--to', 'cpuprofile'], /^jsprof: .*malformed\.json: stacks\[0\]\.frameId 3 is not an index into frames \(0 of them\)\n$/],
     ['a truncated file', [path.join(bad, 'truncated.json'), '--to', 'speedscope'], /^jsprof: .*truncated\.json: is not JSON \(.*\)\n$/],
@@ -225,7 +237,7 @@ describe('errors: one line, exit status 1, nothing written; outputs', () => {
     const target = path.join(bad, 'a-directory');
     fs.mkdirSync(target);
     const result = jsprof(['convert', traceFile, '--to', 'cpuprofile', '-o', target]);
-    expect([result.status, result.stderr]).toEqual([1, `jsprof: cannot write ${target}: it is a directory\n`]);
+    expect([result.status, result.stderr]).toEqual([1, `jsprof: cannot write ${target}: is a directory\n`]);
     expect(fs.readdirSync(bad).sort()).toEqual(['a-directory', 'empty-trace.json', 'malformed.json', 'truncated.json']);
     expect(fs.readdirSync(target)).toEqual([]);
   });

@@ -112,7 +112,7 @@ describe('jsprof symbolicate', () => {
     raw.frames.push({ name: 'lib', resourceId: raw.resources.length - 1, line: 3, column: 9 });
     const input = path.join(dir, 'doc.json');
     fs.writeFileSync(input, JSON.stringify({ meta: { page: '/home' }, trace: raw }));
-    const run = jsprof(['symbolicate', input, '--source-maps', dist]);
+    const run = jsprof(['symbolicate', input, '--source-maps', dist, '-o', '-']);
     expect(run.status).toBe(0);
     expect(run.stderr).toContain('jsprof: no source map for https://cdn.example.com/lib.js\n');
     const doc = JSON.parse(run.stdout);

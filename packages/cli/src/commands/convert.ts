@@ -1,37 +1,12 @@
 /** `jsprof convert`: a trace as a Chrome DevTools CPU profile or a speedscope profile. */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { readTraceFile, toCpuProfile, toSpeedscope, TraceError } from '@jsprof/trace-tools';
-import { writeAtomic } from '../files';
+import { outputBeside, writeResult } from '../files';
 import { SOURCE_MAPS_HELP, withSourceMaps } from './symbolicate';
 
 const EXTENSIONS = { cpuprofile: '.cpuprofile', speedscope: '.speedscope.json' };
 type Format = keyof typeof EXTENSIONS;
-
-/** The input's name with `.gz` and `.json` taken off and the format's extension put on. */
-function defaultOutput(input: string, format: Format): string {
-  const base = input.replace(/\.gz$/i, '').replace(/\.json$/i, '');
-  return `${base}${EXTENSIONS[format]}`;
-}
-
-const WRITE_ERRORS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  ENOTDIR: 'a part of the path is not a directory',
-  ENOSPC: 'no space left on the device',
-  EROFS: 'read-only file system',
-};
-
-function writeOutput(out: string, text: string): void {
-  try {
-    if (fs.statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new Error('it is a directory');
-    writeAtomic(out, text);
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new Error(`cannot write ${out}: ${(code && WRITE_ERRORS[code]) || message}`);
-  }
-}
 
 function convert(input: string, format: Format, sourceMaps?: string): string {
   const read = readTraceFile(input);
@@ -47,7 +22,7 @@ export function addConvertCommand(program: Command, _setExitCode: (code: number)
     .command('convert')
     .description("Convert a trace to a Chrome DevTools CPU profile (.cpuprofile, V8's format) or a speedscope profile.")
     .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it and traceReceiver stores it)')
-    .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).makeOptionMandatory())
+    .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).default('cpuprofile'))
     .option('-o, --out <file>', 'where to write it ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .cpuprofile or .speedscope.json')
     .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
     .showHelpAfterError(false)
@@ -65,18 +40,6 @@ Formats:
 A file is written through a temporary file and a rename: a failed run leaves no partial file.`,
     )
     .action((input: string, opts: { to: Format; out?: string; sourceMaps?: string }) => {
-      const text = convert(input, opts.to, opts.sourceMaps);
-      if (opts.out === '-') {
-        // A reader that stops early (\`| head\`) is not an error.
-        process.stdout.once('error', (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);
-          process.exit(error.code === 'EPIPE' ? 0 : 1);
-        });
-        process.stdout.write(text);
-        return;
-      }
-      const out = opts.out ?? defaultOutput(input, opts.to);
-      writeOutput(out, text);
-      process.stderr.write(`jsprof: wrote ${out}\n`);
+      writeResult(opts.out ?? outputBeside(input, EXTENSIONS[opts.to]), convert(input, opts.to, opts.sourceMaps));
     });
 }

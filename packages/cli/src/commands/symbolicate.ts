@@ -1,7 +1,7 @@
 /** `jsprof symbolicate`: a trace's frames mapped to original files, lines, columns and names. */
 import type { Command } from 'commander';
 import { SourceMaps, TraceDocument, printableLines, readTraceFile, symbolicate } from '@jsprof/trace-tools';
-import { writeAtomic } from '../files';
+import { outputBeside, writeResult } from '../files';
 
 export const SOURCE_MAPS_HELP = 'the source maps in this directory, each script matched by file name (app.js.map, or app.js with its sourceMappingURL)';
 
@@ -22,7 +22,7 @@ export function addSymbolicateCommand(program: Command, _setExitCode: (code: num
     .description('Map the frames of a trace to original files, lines, columns and function names through source maps.')
     .argument('<trace>', 'a trace file (JSON or gzip; a bare trace or a {meta, trace} document)')
     .requiredOption('-s, --source-maps <dir>', SOURCE_MAPS_HELP)
-    .option('-o, --out <file>', 'where to write the symbolicated trace (default: standard output)')
+    .option('-o, --out <file>', 'where to write the symbolicated trace ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .symbolicated.json')
     .addHelpText(
       'after',
       '\nA frame is placed at the start of the original function that holds its mapped position, named as Chrome would name it there' +
@@ -32,8 +32,6 @@ export function addSymbolicateCommand(program: Command, _setExitCode: (code: num
     .action((file: string, opts: { sourceMaps: string; out?: string }) => {
       const document = withSourceMaps(readTraceFile(file), opts.sourceMaps);
       const output = document.receivedAt !== undefined || Object.keys(document.meta).length ? document : document.trace;
-      const text = `${JSON.stringify(output)}\n`;
-      if (opts.out && opts.out !== '-') writeAtomic(opts.out, text);
-      else process.stdout.write(text);
+      writeResult(opts.out ?? outputBeside(file, '.symbolicated.json'), `${JSON.stringify(output)}\n`);
     });
 }
