@@ -35,3 +35,8 @@ export function runInterval(sampleInterval: number): number {
   const base = runBaseInterval(sampleInterval);
   return Math.max(1, Math.ceil(sampleInterval / base)) * base;
 }
+
+/** Where the profiled program says how many modules it instrumented, and in how long, beside its trace. */
+export function instrumentingFile(traceFile: string): string {
+  return `${traceFile}.instrumenting.json`;
+}

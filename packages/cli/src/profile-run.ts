@@ -3,9 +3,9 @@
  * the whole run, and writes the trace when the process exits, whatever way it exits.
  */
 import * as fs from 'node:fs';
-import './register';
+import { progress } from './register';
 import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
-import { readSettings, runBaseInterval } from './options';
+import { instrumentingFile, readSettings, runBaseInterval } from './options';
 
 const settings = readSettings();
 setBaseInterval(runBaseInterval(settings.sampleInterval));
@@ -18,6 +18,8 @@ function writeTrace() {
   try {
     const trace = profiler.stopSync();
     fs.writeFileSync(settings.out, JSON.stringify(trace));
+    // For jsprof run's summary: the time that shows in the trace as idle samples.
+    fs.writeFileSync(instrumentingFile(settings.out), JSON.stringify({ modules: progress.files, ms: progress.milliseconds }));
   } catch (error) {
     process.stderr.write(`jsprof: could not write the trace to ${settings.out}: ${(error as Error).message}\n`);
   }

@@ -27,6 +27,11 @@ export class Progress {
     return Atomics.load(this.counts, FILES);
   }
 
+  /** Milliseconds spent instrumenting them. */
+  get milliseconds(): number {
+    return Atomics.load(this.counts, MILLISECONDS);
+  }
+
   /** Instruments one module with `work`, showing the line meanwhile. */
   around<T>(work: () => T): T {
     const start = performance.now();
@@ -42,7 +47,7 @@ export class Progress {
 
   private draw() {
     if (!this.shown) return;
-    const seconds = (Atomics.load(this.counts, MILLISECONDS) / 1000).toFixed(1);
+    const seconds = (this.milliseconds / 1000).toFixed(1);
     write(`\r\x1b[Kjsprof: instrumenting module ${this.files + 1} (${seconds} s so far; cached for the next run)`);
   }
 

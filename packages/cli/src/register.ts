@@ -16,6 +16,9 @@ import { registerModule, resolveFrame } from './sources';
 const settings = readSettings();
 const state = globalThis as any;
 
+/** Counts the modules instrumented on both threads, and the time it took. */
+export const progress: Progress = state.__jsprofProgress ?? (state.__jsprofProgress = new Progress());
+
 if (!state.__jsprofRegistered) {
   state.__jsprofRegistered = true;
   install();
@@ -30,8 +33,7 @@ if (!state.__jsprofRegistered) {
     return resolveFrame(frame);
   });
 
-  // Counts the modules instrumented on both threads; a run that instrumented any prunes the cache as it ends.
-  const progress = new Progress();
+  // A run that instrumented any module prunes the cache as it ends.
   process.on('exit', () => {
     if (progress.files > 0) runAsOwnWork(pruneModuleCache);
   });

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RunSettings, SETTINGS_ENV, runInterval } from './options';
+import { RunSettings, SETTINGS_ENV, instrumentingFile, runInterval } from './options';
 import { formatReport } from '@jsprof/trace-tools';
 import { writeAtomic } from './files';
 
@@ -51,11 +51,26 @@ export async function run(script: string, args: string[], options: RunOptions): 
     }
     if (!options.quiet) {
       process.stderr.write(`\njsprof: trace written to ${path.relative(process.cwd(), out) || out}\n`);
+      const instrumenting = readInstrumenting(traceFile);
+      if (instrumenting.modules > 0) {
+        const time = instrumenting.ms < 1000 ? `${Math.round(instrumenting.ms)} ms` : `${(instrumenting.ms / 1000).toFixed(1)} s`;
+        process.stderr.write(`jsprof: instrumented ${instrumenting.modules} module${instrumenting.modules === 1 ? '' : 's'} in ${time} (cached for the next run); that time is in the idle samples\n`);
+      }
       process.stderr.write(formatReport(JSON.parse(text), options.top, runInterval(options.sampleInterval)));
     }
     return code;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** What the program said of its instrumenting, or none. */
+function readInstrumenting(traceFile: string): { modules: number; ms: number } {
+  try {
+    const { modules, ms } = JSON.parse(fs.readFileSync(instrumentingFile(traceFile), 'utf8'));
+    return { modules: Number(modules) || 0, ms: Number(ms) || 0 };
+  } catch {
+    return { modules: 0, ms: 0 };
   }
 }
 

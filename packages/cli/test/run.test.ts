@@ -72,6 +72,13 @@ describe('jsprof run', () => {
     expect(again.status).toBe(0);
     expect(files()).toEqual(before);
   });
+
+  test('says how long instrumenting took when the cache was cold, as that time is in the idle samples; nothing when warm', () => {
+    expect(result.stderr).toMatch(/^jsprof: instrumented 1 module in \d+ ms \(cached for the next run\); that time is in the idle samples$/m);
+    const warm = jsprof(['run', '--out', out, phases, '50'], { env: { JSPROF_CACHE_DIR: cache } });
+    expect(warm.stderr).toContain('jsprof: trace written to');
+    expect(warm.stderr).not.toContain('jsprof: instrumented');
+  });
 });
 
 describe('--sample-interval below 10 ms', () => {
