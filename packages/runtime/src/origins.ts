@@ -3,7 +3,8 @@
  * is left out (its time goes to the nearest kept caller, its URL never reaches `resources`) unless
  * the script was fetched in CORS mode and passed: a classic `<script crossorigin>`, or a module (a
  * failed CORS check would not have run either). `coalesce` names such frames "(cross-origin)"
- * instead. What the page cannot tell (a script since removed, `importScripts` in a worker) is masked.
+ * instead. What the page cannot tell (a script since removed, `importScripts` in a worker) is masked,
+ * and so is a script of the page's own origin redirected to another.
  * User names and passwords in URLs never reach a trace.
  */
 import { FrameResolver, NamedFrame, defaultResolver } from './trace';
@@ -68,6 +69,18 @@ function passedCors(url: string, realm: any): boolean {
 }
 
 /**
+ * Whether a script at a URL of the page's own origin came from another origin, through a redirect
+ * (Chromium names it by the URL it asked for): Resource Timing saw it answered opaquely.
+ */
+function redirectedAway(url: string, realm: any): boolean {
+  try {
+    return (realm.performance?.getEntriesByName?.(url, 'resource') ?? []).some((entry: any) => entry.responseStatus === 0);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A resolver that masks the frames of scripts the page may not see, for the realm's own origin.
  * Resolves the others with `next`.
  */
@@ -80,7 +93,7 @@ export function maskingResolver(mode: () => CrossOriginFrames, next: FrameResolv
     const own = realm.location?.origin;
     const origin = originOf(url);
     // A realm with no location (not a window or worker) has no origin to mask from.
-    const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own);
+    const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own && !redirectedAway(url, realm));
     // Each raw frame resolves once per trace, so the document's scripts are read only for the few cross-origin ones.
     if (!sameOrigin && !passedCors(url, realm)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
     const out: NamedFrame = { ...named, url };

@@ -40,6 +40,8 @@ const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
+    // A same-origin URL answered with a redirect to the other origin's library.
+    if (url.pathname === '/redirect-to-lib.js') return void res.writeHead(302, { location: `${otherOrigin}/lib.js` }).end();
     const body = FILES[url.pathname];
     if (body === undefined) return void res.writeHead(404).end();
     const headers: Record<string, string> = { 'content-type': body.startsWith('<!doctype html>') ? 'text/html' : 'text/javascript' };
@@ -65,6 +67,13 @@ beforeAll(async () => {
     <script>${GLOBAL_PRELUDE_SOURCE}
       function inlineDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); libModule(ms); } finally { ${CHECK_SOURCE} } }
       function evalDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libEval(ms); new Function('ms', ${JSON.stringify(`${lib('fnBusy')} return fnBusy(ms);`)})(ms); } finally { ${CHECK_SOURCE} } }
+    </script>`;
+  FILES['/redirected'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script src="/redirect-to-lib.js"></script>
+    <script>${GLOBAL_PRELUDE_SOURCE}
+      function redirectDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); } finally { ${CHECK_SOURCE} } }
+      self.ready = true;
     </script>`;
   // A worker of this origin that imports both libraries of the other origin (importScripts fetches
   // without CORS, so even the one that allows CORS is opaque there), and a page running a data: and a blob: script.
@@ -162,6 +171,14 @@ describe('origin masking, with a second origin', () => {
     // the masked library's time is charged to its caller: stacks that end in the inline driver
     expect(result.stacks.filter((s: string) => s.endsWith('inlineDriver')).length).toBeGreaterThan(5);
     expect(result.stacks.some((s: string) => s.includes('(cross-origin)'))).toBe(false);
+  });
+
+  test('a script of the page’s origin redirected to another origin is masked (Chromium names it by the URL it asked for)', async () => {
+    const result = await inPage('', PROFILE('drop', 'redirectDriver'), '/redirected');
+    expect(result.names).toContain('redirectDriver');
+    expect(result.names).not.toContain('libPlain');
+    expect(result.resources).not.toContain(`${origin}/redirect-to-lib.js`);
+    expect(result.stacks.filter((s: string) => s.endsWith('redirectDriver')).length).toBeGreaterThan(5);
   });
 
   test('code from eval and new Function is left out, its time charged to its caller, as Chromium does (from any origin)', async () => {
