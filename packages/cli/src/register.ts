@@ -17,7 +17,7 @@ const settings = readSettings();
 const state = globalThis as any;
 
 /** Counts the modules instrumented on both threads, and the time it took. */
-export const progress: Progress = state.__jsprofProgress ?? (state.__jsprofProgress = new Progress());
+export const progress = new Progress();
 
 if (!state.__jsprofRegistered) {
   state.__jsprofRegistered = true;
