@@ -77,7 +77,6 @@ export function writeResult(out: string, text: string): void {
     return;
   }
   try {
-    if (fs.statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
     writeAtomic(out, text);
   } catch (error) {
     throw new Error(`cannot write ${out}: ${describeFsError(error)}`);

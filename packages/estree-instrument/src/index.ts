@@ -261,8 +261,9 @@ function instrumentFunction(s: MagicString, code: string, node: Node, options: P
     s.prependRight(at, `{${ENTRY_CHECK_SOURCE} ${keep ? `let ${RETURN_VALUE_ID} = (` : 'return ('}`);
     const closing = keep ? `); ${exitCheckSource(hasOwnLoops, 'value', slot)} return ${RETURN_VALUE_ID}; }` : `)${INSERTED_BRACE_MARK}}`;
     s.appendLeft(node.end, closing);
-    const closings = edits.closings.get(node.end) ?? [];
-    edits.closings.set(node.end, [...closings, { start: node.start, length: closing.length }]);
+    const atEnd = edits.closings.get(node.end) ?? [];
+    atEnd.push({ start: node.start, length: closing.length });
+    edits.closings.set(node.end, atEnd);
     return;
   }
   const { statements, entryAfter } = plan;

@@ -107,7 +107,8 @@ function collectOwn<N extends Node>(node: N, loops: N[], returns: N[] | null) {
   if (isLoopNode(node)) loops.push(node);
 }
 
-const STATEMENT_LISTS: Record<string, string> = { BlockStatement: 'body', Program: 'body', StaticBlock: 'body', SwitchCase: 'consequent' };
+/** Nodes whose expression statements are items of a statement list (a SwitchCase's test is no statement). */
+const STATEMENT_LISTS = new Set(['BlockStatement', 'Program', 'StaticBlock', 'SwitchCase']);
 
 /**
  * The function's own `await`s and `yield`s, outermost first, not looking into nested functions or
@@ -115,13 +116,10 @@ const STATEMENT_LISTS: Record<string, string> = { BlockStatement: 'body', Progra
  */
 function collectSuspensions<N extends Node>(node: N, statement: N | null, out: Suspension<N>[]) {
   if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
-  if (node.type === 'AwaitExpression' || node.type === 'YieldExpression') {
-    out.push({ node, statement: statement && statement.start === node.start ? statement : null });
-  }
-  const listKey = STATEMENT_LISTS[node.type];
+  if (node.type === 'AwaitExpression' || node.type === 'YieldExpression') out.push({ node, statement });
   forEachChild(node, (child) => {
-    const inList = listKey !== undefined && Array.isArray(node[listKey]) && node[listKey].includes(child);
-    collectSuspensions(child, inList && child.type === 'ExpressionStatement' ? child : statement && child.start === statement.start ? statement : null, out);
+    const listed = child.type === 'ExpressionStatement' && STATEMENT_LISTS.has(node.type);
+    collectSuspensions(child, listed ? child : statement?.start === child.start ? statement : null, out);
   });
 }
 
