@@ -62,6 +62,7 @@ async function profileBoth(bundler: string, isolated: boolean): Promise<BothTrac
   try {
     await page.goto(pageUrl(bundler, isolated ? '?isolated' : ''));
     return await page.evaluate(`(async () => {
+      jsprof.install({ preferNative: true });
       const native = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
       const ours = new jsprof.Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
       await new Promise((resolve) => setTimeout(resolve, 100));

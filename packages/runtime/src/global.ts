@@ -1,7 +1,7 @@
 /**
  * The classic-script build (`@jsprof/runtime/global`, for `<script src>` and `importScripts`): loading it
- * installs `globalThis.Profiler` and `performance.profile` unless a working native `Profiler` is
- * there, and exposes the runtime as `globalThis.jsprof` (`install({ force: true })` replaces a native one).
+ * installs `globalThis.Profiler` and `performance.profile`, and exposes the runtime as
+ * `globalThis.jsprof` (`jsprof.install({ preferNative: true })` puts back a native Profiler the page may use).
  */
 import * as runtime from './browser';
 import { defineGlobal } from './globals';

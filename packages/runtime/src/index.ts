@@ -35,17 +35,29 @@ function isWorkingNative(candidate: unknown): boolean {
 }
 
 export interface InstallOptions {
-  /** Install the polyfill even where a working native Profiler exists. */
-  force?: boolean;
+  /**
+   * Keep a native Profiler where the page may construct one (Chromium, with `Document-Policy:
+   * js-profiling`). Finding out means constructing one, and where the page may not, Chromium logs a
+   * policy violation in its console; so this is asked for, never tried by default.
+   */
+  preferNative?: boolean;
 }
 
+/** The global Profiler that `install` replaced (a native one, where the browser has it). */
+let replaced: unknown;
+
 /**
- * Installs `globalThis.Profiler` (and `performance.profile`) unless a working native one is there.
- * Returns the Profiler now in place.
+ * Installs `globalThis.Profiler` (and `performance.profile`), replacing a native one unless
+ * `preferNative` is set and the page may construct it. Returns the Profiler now in place.
  */
 export function install(options: InstallOptions = {}): typeof Profiler {
   const realm = globalThis as any;
-  if (!options.force && isWorkingNative(realm.Profiler)) return realm.Profiler;
+  const other = realm.Profiler === Profiler ? replaced : realm.Profiler;
+  if (options.preferNative && isWorkingNative(other)) {
+    defineGlobal('Profiler', other);
+    return other as typeof Profiler;
+  }
+  if (realm.Profiler !== Profiler) replaced = realm.Profiler;
   if (!defineGlobal('Profiler', Profiler)) return realm.Profiler;
   if (typeof realm.performance === 'object' && realm.performance) {
     try {

@@ -53,21 +53,25 @@ test('@jsprof/runtime/global is a classic script: loading it installs Profiler, 
   expect(vm.runInContext('jsprof.samplerStats().mode', realm)).toBe('count-down');
 });
 
-test('a working native Profiler is kept; one the page may not construct is replaced; force replaces it', () => {
+test('the polyfill replaces a native Profiler without constructing it; preferNative puts back one the page may use', () => {
   const code = fs.readFileSync(GLOBAL_BUILD, 'utf8');
   const native = vm.runInContext(
-    `(class Profiler extends EventTarget { constructor() { super(); } stop() { return Promise.resolve({ resources: [], frames: [], stacks: [], samples: [] }); } })`,
+    `(class Profiler extends EventTarget { constructor() { super(); globalThis.constructed = (globalThis.constructed || 0) + 1; } stop() { return Promise.resolve({ resources: [], frames: [], stacks: [], samples: [] }); } })`,
     page(),
   );
   const working = page({ Profiler: native });
   vm.runInContext(code, working);
+  expect(vm.runInContext('Profiler === jsprof.Profiler', working)).toBe(true);
+  expect(vm.runInContext('globalThis.constructed', working)).toBeUndefined();
+  vm.runInContext('jsprof.install({ preferNative: true })', working);
   expect(vm.runInContext('Profiler', working)).toBe(native);
-  vm.runInContext('jsprof.install({ force: true })', working);
+  vm.runInContext('jsprof.install()', working);
   expect(vm.runInContext('Profiler === jsprof.Profiler', working)).toBe(true);
 
   const blocked = page();
   vm.runInContext(`globalThis.Profiler = class Profiler { constructor() { throw new DOMException('Document policy', 'NotAllowedError'); } };`, blocked);
   vm.runInContext(code, blocked);
+  vm.runInContext('jsprof.install({ preferNative: true })', blocked);
   expect(vm.runInContext('Profiler === jsprof.Profiler', blocked)).toBe(true);
 });
 

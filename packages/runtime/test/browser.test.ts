@@ -1,7 +1,8 @@
 /**
  * The classic-script build in headless Chromium (Debian's, driven by playwright-core): sampling pauses
- * while the page is hidden; Chromium's native Profiler is kept where the page may use it
- * (Document-Policy: js-profiling) and replaced where not; origin masking with a second origin.
+ * while the page is hidden; Chromium's native Profiler is replaced without being tried (no console
+ * message), and put back on request where the page may use it (Document-Policy: js-profiling);
+ * origin masking with a second origin.
  * Long tasks in pages and workers, with and without isolation, are tried in every engine in
  * engines.test.ts.
  */
@@ -141,10 +142,30 @@ test('sampling pauses while the page is hidden', async () => {
   expect(result.total).toBeGreaterThan(15);
 });
 
-test('Chromium\'s own Profiler is kept where the page may use it, and replaced where it may not', async () => {
-  expect(await inPage('native', 'Profiler === jsprof.Profiler')).toBe(false);
-  expect(await inPage('native', 'new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())')).toBe('frames,resources,samples,stacks');
-  expect(await inPage('plain', 'Profiler === jsprof.Profiler')).toBe(true);
+test('Chromium\'s own Profiler is replaced without a console message; preferNative puts it back where the page may use it', async () => {
+  const page = await browser.newPage();
+  const messages: string[] = [];
+  page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+  try {
+    await page.goto(`${origin}/?plain`);
+    const plain = await page.evaluate(`(async () => {
+      const replaced = Profiler === jsprof.Profiler;
+      await new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop();
+      jsprof.install({ preferNative: true });
+      return { replaced, kept: Profiler === jsprof.Profiler };
+    })()`);
+    expect(plain).toEqual({ replaced: true, kept: true });
+    // Asking for the native one where the page may not use it is what makes Chromium say so.
+    expect(messages).toEqual([expect.stringMatching(/^error: .*js-profiling is not allowed/i)]);
+  } finally {
+    await page.close();
+  }
+  expect(await inPage('native', 'Profiler === jsprof.Profiler')).toBe(true);
+  const native = await inPage(
+    'native',
+    `jsprof.install({ preferNative: true }) !== jsprof.Profiler && Profiler !== jsprof.Profiler && new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())`,
+  );
+  expect(native).toBe('frames,resources,samples,stacks');
 });
 
 describe('origin masking, with a second origin', () => {

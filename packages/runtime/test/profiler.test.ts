@@ -370,24 +370,31 @@ describe('performance.profile and install()', () => {
     await expect(profile({ sampleInterval: 10 } as any)).rejects.toBeInstanceOf(TypeError);
   });
 
-  test('install() keeps a working native Profiler and replaces one that cannot be constructed', () => {
+  test('install() replaces a native Profiler; with preferNative it keeps one that can be constructed', () => {
+    let constructed = 0;
     class Working {
-      constructor(_options: unknown) {}
+      constructor(_options: unknown) {
+        constructed++;
+      }
       stop() {
         return Promise.resolve({ resources: [], frames: [], stacks: [], samples: [] });
       }
     }
     realm.Profiler = Working;
-    expect(install()).toBe(Working);
+    expect(install({ preferNative: true })).toBe(Working);
     expect(realm.Profiler).toBe(Working);
-    expect(install({ force: true })).toBe(Profiler);
+    expect(constructed).toBe(1);
+    expect(install()).toBe(Profiler);
+    expect(constructed).toBe(1);
+    expect(install({ preferNative: true })).toBe(Working);
 
     realm.Profiler = class {
       constructor() {
         throw new DOMException('Document policy', 'NotAllowedError');
       }
     };
-    expect(install()).toBe(Profiler);
+    expect(install({ preferNative: true })).toBe(Profiler);
     expect(realm.Profiler).toBe(Profiler);
   });
+
 });
