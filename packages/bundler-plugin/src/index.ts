@@ -13,6 +13,7 @@
  * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
  */
 import { PlacementOptions, normalizeOptions } from '@jsprof/policy';
+import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 
 export interface JsprofPluginOptions extends Partial<PlacementOptions> {
@@ -48,6 +49,12 @@ export class JsprofWebpackPlugin {
     // Function tables of the scripts as they will run: after minification and content hashing.
     const { Compilation, sources } = compiler.webpack;
     compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
+      // Each script says it has a table (TABLE_REGISTRATION), at its end, before it is minified.
+      compilation.hooks.processAssets.tap({ name: 'JsprofWebpackPlugin', stage: Compilation.PROCESS_ASSETS_STAGE_ADDITIONS }, (assets: Record<string, any>) => {
+        for (const name of Object.keys(assets)) {
+          if (SCRIPT_OUTPUT.test(name)) compilation.updateAsset(name, (old: any) => new sources.ConcatSource(old, `\n${TABLE_REGISTRATION}\n`));
+        }
+      });
       compilation.hooks.processAssets.tap({ name: 'JsprofWebpackPlugin', stage: Compilation.PROCESS_ASSETS_STAGE_ANALYSE }, (assets: Record<string, any>) => {
         for (const [name, asset] of Object.entries(assets)) {
           const table = SCRIPT_OUTPUT.test(name) ? functionTableFor(name, asset.source().toString()) : null;

@@ -4,12 +4,12 @@
  * rollup), instruments each module with the policy every front end shares, and returns the edit's
  * source map for the bundler to chain. esbuild hands plugins the files as loaded, before its own
  * transforms, so there only JavaScript files are instrumented by default. Each script the build
- * writes gets its function table beside it.
+ * writes gets its function table beside it, and says so at its end (TABLE_REGISTRATION).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createUnplugin } from 'unplugin';
-import { instrument, parseJs } from '@jsprof/estree-instrument';
+import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './index';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
@@ -32,13 +32,17 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
       return result.changed ? { code: result.code, map: result.map } : null;
     },
     // Function tables describe the scripts as they will run: after minification, from the final output.
-    rollup: { generateBundle: emitFunctionTables },
-    vite: { generateBundle: emitFunctionTables },
+    // Each script says it has one (TABLE_REGISTRATION), at its end, outside any wrapper.
+    rollup: { generateBundle: emitFunctionTables, footer: TABLE_REGISTRATION },
+    vite: { generateBundle: emitFunctionTables, footer: TABLE_REGISTRATION },
     esbuild: {
       setup(build) {
+        if (build.initialOptions.write === false) return;
+        const footer = build.initialOptions.footer?.js;
+        build.initialOptions.footer = { ...build.initialOptions.footer, js: footer ? `${footer}\n${TABLE_REGISTRATION}` : TABLE_REGISTRATION };
         build.initialOptions.metafile = true;
         build.onEnd((result) => {
-          if (!result.metafile || build.initialOptions.write === false) return;
+          if (!result.metafile) return;
           const cwd = build.initialOptions.absWorkingDir ?? process.cwd();
           for (const output of Object.keys(result.metafile.outputs).filter((f) => SCRIPT_OUTPUT.test(f))) {
             const table = functionTableFor(path.resolve(cwd, output), fs.readFileSync(path.resolve(cwd, output), 'utf8'));

@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
+import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTRY, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions } from '@jsprof/policy';
 import { describeFsError, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
@@ -195,7 +195,9 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   report.functions = result.stats.functions;
   report.instrumented = result.stats.instrumented;
 
-  let text = result.code;
+  // A script with a table says so, for the runtime (once: a second pass finds it there).
+  const registers = options.functionTable && !result.code.includes(TABLE_REGISTRY);
+  let text = registers ? withLineBeforeSourceMappingUrl(result.code, TABLE_REGISTRATION) : result.code;
   const files: [string, string][] = [];
   if (result.map) {
     const map = relocateSources(result.map, input?.dir ?? path.dirname(file), path.dirname(output), path.basename(output));
@@ -209,7 +211,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     }
   }
   // An unchanged file is not rewritten in place (its text is the input's, and it has no new map), nor its table.
-  const rewrite = result.changed || output !== file;
+  const rewrite = result.changed || registers || output !== file;
   if (rewrite) files.unshift([output, text]);
   const tableFile = output + FUNCTION_TABLE_SUFFIX;
   if (result.table && (rewrite || !fs.existsSync(tableFile))) files.push([tableFile, JSON.stringify(result.table)]);
@@ -269,6 +271,14 @@ function readSourceMap(code: string, file: string): { map: any; inline: boolean;
   } catch {
     return null;
   }
+}
+
+/** The code with `line` added at its end, before its trailing sourceMappingURL comment if it has one. */
+function withLineBeforeSourceMappingUrl(code: string, line: string): string {
+  const trimmed = code.trimEnd();
+  const lineStart = lastLineStart(trimmed);
+  const comment = SOURCE_MAPPING_URL.test(trimmed.slice(lineStart)) ? trimmed.slice(lineStart) : '';
+  return `${withoutSourceMappingUrl(code)}${line}\n${comment && `${comment}\n`}`;
 }
 
 /** The code without its trailing sourceMappingURL comment, ending in a line break, ready for a new one. */

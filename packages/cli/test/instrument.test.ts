@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { TABLE_REGISTRATION, TABLE_REGISTRY } from '@jsprof/estree-instrument';
 import { ROOT, jsprof, tempDir } from './helpers';
 
 const NODE_MODULES = path.join(ROOT, 'node_modules');
@@ -194,9 +195,16 @@ describe('jsprof instrument on popular dist files', () => {
     const parseEntries = acorn.functions.filter((f: any) => f[0] === 'parse');
     expect(parseEntries).toHaveLength(3);
     for (const entry of parseEntries) expect(lines[entry[7] - 1].slice(entry[8] - 1)).toMatch(/^\((input, options)?\) \{/); // V8's start: the `(`
+    // Each output says it has a table, once, at its end (the runtime fetches tables only for those).
+    for (const { file } of LIBRARIES) {
+      const text = fs.readFileSync(path.join(out, path.basename(file)), 'utf8');
+      expect(text.split(TABLE_REGISTRATION)).toHaveLength(2);
+      expect(text.trimEnd().replace(/\n\/\/# sourceMappingURL=\S+$/, '').endsWith(`\n${TABLE_REGISTRATION}`)).toBe(true);
+    }
     const dir = tempDir();
     expect(jsprof(['instrument', path.join(src, 'acorn.js'), '--out-dir', dir, '--no-function-table']).status).toBe(0);
     expect(fs.readdirSync(dir)).toEqual(['acorn.js']);
+    expect(fs.readFileSync(path.join(dir, 'acorn.js'), 'utf8')).not.toContain(TABLE_REGISTRY);
   });
 
   test('an inline source map is chained inline', () => {
@@ -210,6 +218,7 @@ describe('jsprof instrument on popular dist files', () => {
     const url = /\/\/# sourceMappingURL=data:application\/json;charset=utf-8;base64,(\S+)\s*$/.exec(out);
     expect(url).not.toBeNull();
     expect(out.match(/sourceMappingURL/g)).toHaveLength(1);
+    expect(out).toContain(`\n${TABLE_REGISTRATION}\n//# sourceMappingURL=`);
     const map = new TraceMap(JSON.parse(Buffer.from(url![1], 'base64').toString('utf8')));
     expect(map.sources).toEqual(['greet.ts']);
     const line = out.split('\n').findIndex((l) => l.includes('function greet('));

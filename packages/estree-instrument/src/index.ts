@@ -23,6 +23,7 @@ import {
   INSERTED_PAREN_MARK,
   LABELLED_BODY_OPEN,
   RETURN_VALUE_ID,
+  RUNTIME_GLOBAL,
   labelledBodyClose,
   FunctionRecord,
   LIST_ONLY_OPTIONS,
@@ -393,6 +394,17 @@ export interface FunctionTable {
 }
 
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
+
+/** The global array where scripts with a function table beside them say so (see TABLE_REGISTRATION). */
+export const TABLE_REGISTRY = `${RUNTIME_GLOBAL}$t`;
+
+/**
+ * The statement `jsprof instrument` and the bundler plugins append to each script they write a
+ * function table for. It pushes an Error made by the script's own top-level code, whose stack names
+ * the script as the engine names its frames; the runtime fetches tables for those scripts only, so
+ * a page whose scripts have none (built with Babel, or not instrumented) requests nothing.
+ */
+export const TABLE_REGISTRATION = `;try { (globalThis.${TABLE_REGISTRY} = globalThis.${TABLE_REGISTRY} || []).push(new Error()); } catch (e) {}`;
 
 export function functionTable(code: string, program: Node): FunctionTable {
   const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);

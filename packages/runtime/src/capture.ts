@@ -139,6 +139,17 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
   return withoutUnstarted(frames, unstarted);
 }
 
+/** The URL of the script whose code made `error` (its innermost frame with one), named as frames are. */
+export function scriptOf(error: unknown): string | null {
+  try {
+    const stack = withStackOptions(undefined, () => (error as Error).stack);
+    if (typeof stack === 'string') for (const frame of framesOf(stack)) if (frame.url) return frame.url;
+  } catch {
+    // not an Error, or its stack cannot be read
+  }
+  return null;
+}
+
 function withoutUnstarted(frames: RawFrame[], unstarted: number): RawFrame[] {
   return frames.length > unstarted ? frames.slice(unstarted) : frames;
 }

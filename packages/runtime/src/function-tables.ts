@@ -5,9 +5,11 @@
  * every engine: V8's call sites give a position in the function's head (the `function` keyword),
  * SpiderMonkey's and JavaScriptCore's stacks the position of a call inside its body; either way the
  * frame becomes the function, at the start native Chromium reports. Tables are fetched when a
- * profiler stops, for the scripts its frames are in; without one, a frame keeps its position.
+ * profiler stops, for the scripts its frames are in that said they have one (each pushes an Error
+ * of its own top-level code to `globalThis.__jsprof$t`); without one, a frame keeps its position.
  */
-import type { RawFrame } from './capture';
+import { RawFrame, scriptOf } from './capture';
+import { TABLE_REGISTRY_GLOBAL } from './names';
 import type { FrameResolver } from './trace';
 
 /** [name, start line, start column, body line, body column, end line, end column, V8 line, V8 column]; 1-based, sorted by start. */
@@ -29,9 +31,27 @@ function asTable(value: any): TableEntry[] | null {
   return entries && entries.every(valid) ? entries : null;
 }
 
-/** Fetches the tables of these scripts that are not loaded yet; gives up on any after a few seconds. */
+const withTables = new Set<string>();
+
+/** The scripts that said they have a table since last asked (see @jsprof/estree-instrument's TABLE_REGISTRATION). */
+function readRegistrations(): void {
+  const registry = (globalThis as any)[TABLE_REGISTRY_GLOBAL];
+  if (!Array.isArray(registry)) return;
+  for (let i = 0; i < registry.length; i++) {
+    const url = scriptOf(registry[i]);
+    if (url) withTables.add(url);
+  }
+  try {
+    registry.length = 0;
+  } catch {
+    // a frozen array is read again next time
+  }
+}
+
+/** Fetches the tables of these scripts that have one and are not loaded yet; gives up on any after a few seconds. */
 export async function loadFunctionTables(urls: Iterable<string>): Promise<void> {
-  const wanted = [...new Set(urls)].filter((url) => !tables.has(url) && functionTableUrl(url));
+  readRegistrations();
+  const wanted = [...new Set(urls)].filter((url) => !tables.has(url) && withTables.has(url) && functionTableUrl(url));
   if (wanted.length === 0 || typeof fetch !== 'function') return;
   const abort = typeof AbortController === 'function' ? new AbortController() : undefined;
   const timer = setTimeout(() => abort?.abort(), FETCH_TIMEOUT_MS);

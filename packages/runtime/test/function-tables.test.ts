@@ -1,7 +1,9 @@
 /** Function tables: frames of any engine become their function, at V8's start (real tables, from estree-instrument). */
-import { functionTable, parseJs } from '@jsprof/estree-instrument';
+import * as vm from 'node:vm';
+import { TABLE_REGISTRATION, TABLE_REGISTRY, functionTable, parseJs } from '@jsprof/estree-instrument';
 import type { RawFrame } from '../src/capture';
 import { TableEntry, functionOf, functionTableResolver, functionTableUrl, loadFunctionTables } from '../src/function-tables';
+import { TABLE_REGISTRY_GLOBAL } from '../src/names';
 import { defaultResolver } from '../src/trace';
 
 const CODE = [
@@ -26,11 +28,23 @@ beforeAll(async () => {
     fetched.push(url);
     return (responses[url] ?? (async () => new Response('not found', { status: 404 })))();
   };
-  await loadFunctionTables(['https://app.example/app.js?v=2', 'https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js', 'data:text/javascript,1']);
+  // The statement builds append to each script they write a table for, run as those scripts.
+  // (Node's own global, not Jest's, is theirs: the list is moved over.)
+  for (const url of ['https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js']) vm.runInThisContext(TABLE_REGISTRATION, { filename: url });
+  (globalThis as any)[TABLE_REGISTRY_GLOBAL] = vm.runInThisContext(`[globalThis.${TABLE_REGISTRY}, delete globalThis.${TABLE_REGISTRY}][0]`);
+  await loadFunctionTables(['https://app.example/app.js?v=2', 'https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js', 'https://app.example/babel-built.js', 'data:text/javascript,1']);
 });
-afterAll(() => delete (globalThis as any).fetch);
+afterAll(() => {
+  delete (globalThis as any).fetch;
+  delete (globalThis as any)[TABLE_REGISTRY_GLOBAL];
+});
 
-test('a table is fetched once per script, beside it, without its query', () => {
+test('the runtime reads the registrations where the builds write them, and empties the list', () => {
+  expect(TABLE_REGISTRY_GLOBAL).toBe(TABLE_REGISTRY);
+  expect((globalThis as any)[TABLE_REGISTRY_GLOBAL]).toEqual([]);
+});
+
+test('a table is fetched once per script that said it has one, beside it, without its query', () => {
   expect(functionTableUrl('https://app.example/app.js?v=2#x')).toBe('https://app.example/app.js.jsprof.json');
   expect(functionTableUrl('data:text/javascript,1')).toBeNull();
   expect(fetched.sort()).toEqual(['https://app.example/app.js.jsprof.json', 'https://app.example/broken.js.jsprof.json', 'https://app.example/none.js.jsprof.json']);
