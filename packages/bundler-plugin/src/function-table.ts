@@ -3,10 +3,14 @@ import { FUNCTION_TABLE_SUFFIX, functionTable, parseJs } from '@jsprof/estree-in
 
 export const SCRIPT_OUTPUT = /\.[cm]?js$/;
 
-/** `[file name, JSON]` of the table for a script the build wrote, or null when it does not parse as JavaScript. */
-export function functionTableFor(fileName: string, code: string): [string, string] | null {
+/**
+ * `[file name, JSON]` of the table for a script the build wrote, or null when it does not parse as
+ * JavaScript. With the script's source map (an object or its JSON), functions a minifier renamed
+ * get their names in the sources.
+ */
+export function functionTableFor(fileName: string, code: string, sourceMap?: unknown): [string, string] | null {
   try {
-    return [fileName + FUNCTION_TABLE_SUFFIX, JSON.stringify(functionTable(code, parseJs(code, fileName)))];
+    return [fileName + FUNCTION_TABLE_SUFFIX, JSON.stringify(functionTable(code, parseJs(code, fileName), sourceMap ?? undefined))];
   } catch {
     return null;
   }

@@ -57,7 +57,7 @@ export class JsprofWebpackPlugin {
       });
       compilation.hooks.processAssets.tap({ name: 'JsprofWebpackPlugin', stage: Compilation.PROCESS_ASSETS_STAGE_ANALYSE }, (assets: Record<string, any>) => {
         for (const [name, asset] of Object.entries(assets)) {
-          const table = SCRIPT_OUTPUT.test(name) ? functionTableFor(name, asset.source().toString()) : null;
+          const table = SCRIPT_OUTPUT.test(name) ? functionTableFor(name, asset.source().toString(), assets[`${name}.map`]?.source().toString()) : null;
           if (table) compilation.emitAsset(table[0], new sources.RawSource(table[1]));
         }
       });

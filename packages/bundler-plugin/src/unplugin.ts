@@ -45,7 +45,9 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
           if (!result.metafile) return;
           const cwd = build.initialOptions.absWorkingDir ?? process.cwd();
           for (const output of Object.keys(result.metafile.outputs).filter((f) => SCRIPT_OUTPUT.test(f))) {
-            const table = functionTableFor(path.resolve(cwd, output), fs.readFileSync(path.resolve(cwd, output), 'utf8'));
+            const file = path.resolve(cwd, output);
+            const map = result.metafile.outputs[`${output}.map`] ? fs.readFileSync(`${file}.map`, 'utf8') : undefined;
+            const table = functionTableFor(file, fs.readFileSync(file, 'utf8'), map);
             if (table) fs.writeFileSync(...table);
           }
         });
@@ -56,7 +58,7 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
 
 function emitFunctionTables(this: { emitFile(file: { type: 'asset'; fileName: string; source: string }): string }, _: unknown, bundle: Record<string, any>) {
   for (const chunk of Object.values(bundle)) {
-    const table = chunk.type === 'chunk' && SCRIPT_OUTPUT.test(chunk.fileName) ? functionTableFor(chunk.fileName, chunk.code) : null;
+    const table = chunk.type === 'chunk' && SCRIPT_OUTPUT.test(chunk.fileName) ? functionTableFor(chunk.fileName, chunk.code, chunk.map) : null;
     if (table) this.emitFile({ type: 'asset', fileName: table[0], source: table[1] });
   }
 }

@@ -3,7 +3,8 @@
  * Chromium without the document policy (the common page): no console message, no failed request.
  * The example app built by vite and webpack with the bundler plugin (the runtime fetches the tables
  * of their scripts), and by webpack + babel-loader with the Babel plugin (no tables, none asked for),
- * each profiled; `jsprof report --source-maps` then names the app's functions at their places in
+ * each profiled. `jsprof report` names the app's functions as the sources do where the build has
+ * tables (they carry the names from the build's maps), and with `--source-maps` at their places in
  * the sources.
  */
 import { spawnSync } from 'node:child_process';
@@ -69,6 +70,13 @@ describe.each(BUILDS)('the app built by %s', (build) => {
   test(build === 'webpack-babel' ? 'no function table is asked for' : 'the function table of its script is fetched', () => {
     if (build === 'webpack-babel') expect(seen.tables).toEqual([]);
     else expect(seen.tables).toEqual([expect.stringMatching(new RegExp(`^/${build}/.*\\.js\\.jsprof\\.json$`))]);
+  });
+
+  test(build === 'webpack-babel' ? 'jsprof report alone gives the minified names' : 'jsprof report alone names its functions as the sources do, at line and column in the bundle', () => {
+    const report = spawnSync(process.execPath, [JSPROF, 'report', traceFile], { encoding: 'utf8', cwd: root });
+    expect(report.status).toBe(0);
+    if (build === 'webpack-babel') expect(report.stdout).not.toMatch(/\bcountPrimes\b/);
+    else expect(report.stdout).toMatch(/\bcountPrimes +http:\/\/127\.0\.0\.1:\d+\/\S+\.js:1:\d+\n/);
   });
 
   test('jsprof report --source-maps names its functions at their places in the sources', () => {

@@ -12,7 +12,7 @@
  */
 import * as vm from 'node:vm';
 import MagicString from 'magic-string';
-import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { TraceMap, originalPositionFor, traceSegment } from '@jridgewell/trace-mapping';
 import { OutputOffsets, outputOffsets } from './offsets';
 import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs } from './parse';
 import {
@@ -32,6 +32,7 @@ import {
   exitCheckSource,
   forEachChild,
   ecmaScriptName,
+  ecmaScriptNameNode,
   functionName,
   isFunctionNode,
   isInstrumentedSource,
@@ -132,7 +133,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
       code: out,
       map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
       functions: records,
-      table: input.functionTable ? outputTable(records, code, out, changed ? s : null, edits.closings) : null,
+      table: input.functionTable ? outputTable(records, code, out, changed ? s : null, edits.closings, input.inputSourceMap) : null,
       stats: { functions: records.length, instrumented: changed ? found.length : 0 },
       changed,
     };
@@ -227,6 +228,7 @@ function record(code: string, lines: LineIndex, node: Node, ancestors: Node[], i
     bodyStart: Array.isArray(node.body) ? node.start : (node.body?.start ?? node.end),
     name: functionName(node, ancestors),
     ecmaName: ecmaScriptName(node, ancestors),
+    ecmaNameStart: ecmaScriptNameNode(node, ancestors)?.start ?? undefined,
     line,
     column,
     instrumented,
@@ -386,7 +388,8 @@ export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError };
  * The function table of a script as it will run (`<script>.jsprof.json` beside it; see
  * @jsprof/runtime's function-tables.ts): every function's start, body start and end, V8's start
  * and ECMAScript name (Chromium's Profiler reports no inferred names), 1-based, sorted by start.
- * Browsers' runtimes name and place frames with it.
+ * Browsers' runtimes name and place frames with it. Where the script has a source map that records
+ * the names a minifier changed, a function has the name it has in the sources.
  */
 export interface FunctionTable {
   version: 1;
@@ -406,14 +409,46 @@ export const TABLE_REGISTRY = `${RUNTIME_GLOBAL}$t`;
  */
 export const TABLE_REGISTRATION = `;try { (globalThis.${TABLE_REGISTRY} = globalThis.${TABLE_REGISTRY} || []).push(new Error()); } catch (e) {}`;
 
-export function functionTable(code: string, program: Node): FunctionTable {
+export function functionTable(code: string, program: Node, sourceMap?: any): FunctionTable {
   const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);
-  return tableOf(functions, new LineIndex(code), UNCHANGED, new Map());
+  const lines = new LineIndex(code);
+  return tableOf(functions, lines, UNCHANGED, new Map(), undefined, originalNames(sourceMap, lines));
 }
 
 const UNCHANGED: OutputOffsets = { at: (offset) => offset, end: (offset) => offset };
 
-function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffsets, closings: EditState['closings'], v8Offset?: (f: FunctionRecord) => number): FunctionTable {
+/**
+ * A function's name as the source map of the code it is in records it for the identifier the name
+ * is read from (what a minifier renamed), or else its ECMAScript name.
+ */
+function originalNames(sourceMap: any, lines: LineIndex): (f: FunctionRecord) => string {
+  let map: TraceMap | null = null;
+  try {
+    if (sourceMap) map = new TraceMap(sourceMap);
+  } catch {
+    // an unreadable map names nothing
+  }
+  if (!map) return (f) => f.ecmaName;
+  return (f) => {
+    if (f.ecmaNameStart === undefined || !f.ecmaName) return f.ecmaName;
+    const { line, column } = lines.position(f.ecmaNameStart);
+    const segment = traceSegment(map, line - 1, column - 1);
+    const original = segment && segment.length === 5 && segment[0] === column - 1 ? map.names[segment[4]] : undefined;
+    if (!original) return f.ecmaName;
+    const accessor = /^[gs]et /.test(f.ecmaName) ? f.ecmaName.slice(0, 4) : '';
+    const hash = f.ecmaName.startsWith('#', accessor.length) && !original.startsWith('#') ? '#' : '';
+    return accessor + hash + original;
+  };
+}
+
+function tableOf(
+  functions: FunctionRecord[],
+  lines: LineIndex,
+  to: OutputOffsets,
+  closings: EditState['closings'],
+  v8Offset?: (f: FunctionRecord) => number,
+  nameOf: (f: FunctionRecord) => string = (f) => f.ecmaName,
+): FunctionTable {
   // A function ends after its last character and the closings of the arrows ending there inside it
   // (its own, if it is one), not text a construct around it added there (a marker, a loop's brace).
   const endOf = (f: FunctionRecord) => to.at(f.end - 1) + 1 + (closings.get(f.end) ?? []).reduce((n, c) => n + (c.start >= f.start ? c.length : 0), 0);
@@ -422,7 +457,7 @@ function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffset
     const body = lines.position(to.end(f.bodyStart)); // text inserted at the body's start is in the body
     const end = lines.position(endOf(f));
     const v8 = v8Offset ? lines.position(to.at(v8Offset(f))) : f;
-    return [f.ecmaName, start.line, start.column, body.line, body.column, end.line, end.column, v8.line, v8.column];
+    return [nameOf(f), start.line, start.column, body.line, body.column, end.line, end.column, v8.line, v8.column];
   });
   // Moved function declarations keep their order among themselves, not with the rest: sort by start.
   return { version: 1, functions: entries.sort((a, b) => a[1] - b[1] || a[2] - b[2]) };
@@ -434,14 +469,15 @@ function tableOf(functions: FunctionRecord[], lines: LineIndex, to: OutputOffset
  * expression body) and checked on the output's characters; where that does not hold, the output is parsed
  * again. The prelude's own functions are left out: they never run under a profiler.
  */
-function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null, closings: EditState['closings']): FunctionTable {
-  if (!s) return tableOf(records, new LineIndex(code), UNCHANGED, closings);
+function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null, closings: EditState['closings'], inputMap: any): FunctionTable {
   const inputLines = new LineIndex(code);
+  const names = originalNames(inputMap, inputLines); // the records' offsets are the input's
+  if (!s) return tableOf(records, inputLines, UNCHANGED, closings, undefined, names);
   const v8Offset = (f: FunctionRecord) => inputLines.offset(f.line, f.column);
   const to = outputOffsets(s);
   const carried = (offset: number) => to !== null && out.charCodeAt(to.at(offset)) === code.charCodeAt(offset);
   if (records.every((f) => carried(f.start) && carried(f.bodyStart) && carried(f.end - 1) && carried(v8Offset(f)))) {
-    return tableOf(records, new LineIndex(out), to!, closings, v8Offset);
+    return tableOf(records, new LineIndex(out), to!, closings, v8Offset, names);
   }
-  return functionTable(out, parseJs(out));
+  return functionTable(out, parseJs(out), inputMap && chain(s.generateMap({ hires: true }), inputMap));
 }

@@ -25,6 +25,8 @@ export interface FunctionRecord {
   name: string;
   /** Its ECMAScript name alone (`''` for `a.b = function () {}`), as Chromium's Profiler names it. */
   ecmaName: string;
+  /** Offset of the identifier or key `ecmaName` is read from, if any (`ecmaScriptNameNode`). */
+  ecmaNameStart?: number;
   /** 1-based line and column of the start V8 records. */
   line: number;
   column: number;
@@ -122,33 +124,55 @@ function methodOf(fn: Node, parent: Node | undefined): Node | null {
   return null;
 }
 
-/** The name NamedEvaluation gives an anonymous function or class from where it stands. */
-function contextualName(node: Node, ancestors: Node[]): string {
+/** Where NamedEvaluation takes an anonymous function's or class's name from: a binding or a key, or `export default`. */
+function contextualNameSource(node: Node, ancestors: Node[]): { key: Node; computed: boolean } | 'default' | null {
   const parent = ancestors[0];
-  if (!parent) return '';
+  if (!parent) return null;
   switch (parent.type) {
     case 'VariableDeclarator':
-      return parent.init === node && parent.id.type === 'Identifier' ? parent.id.name : '';
+      return parent.init === node && parent.id.type === 'Identifier' ? { key: parent.id, computed: false } : null;
     case 'AssignmentExpression':
       return parent.right === node && parent.left.type === 'Identifier' && ['=', '||=', '&&=', '??='].includes(parent.operator)
-        ? parent.left.name
-        : '';
+        ? { key: parent.left, computed: false }
+        : null;
     case 'AssignmentPattern':
-      return parent.right === node && parent.left.type === 'Identifier' ? parent.left.name : '';
+      return parent.right === node && parent.left.type === 'Identifier' ? { key: parent.left, computed: false } : null;
     case 'ObjectProperty':
     case 'Property':
     case 'ClassProperty':
     case 'ClassPrivateProperty':
     case 'PropertyDefinition':
     case 'ClassAccessorProperty':
-      return parent.value === node && !parent.shorthand ? keyName(parent.key, !!parent.computed) : '';
+      return parent.value === node && !parent.shorthand ? { key: parent.key, computed: !!parent.computed } : null;
     case 'ExportDefaultDeclaration':
       return 'default';
     case 'ParenthesizedExpression':
-      return contextualName(parent, ancestors.slice(1));
+      return contextualNameSource(parent, ancestors.slice(1));
     default:
-      return '';
+      return null;
   }
+}
+
+/** The name NamedEvaluation gives an anonymous function or class from where it stands. */
+function contextualName(node: Node, ancestors: Node[]): string {
+  const source = contextualNameSource(node, ancestors);
+  return source === 'default' ? 'default' : source ? keyName(source.key, source.computed) : '';
+}
+
+/**
+ * The identifier or key a function's ECMAScript name is read from (see `ecmaScriptName`), or null
+ * (anonymous, computed, `default`): where a minifier's source map records the name it had.
+ */
+export function ecmaScriptNameNode(fn: Node, ancestors: Node[]): Node | null {
+  const method = methodOf(fn, ancestors[0]);
+  if (method) {
+    if (method.kind !== 'constructor') return method.computed ? null : method.key;
+    const at = method === fn ? 1 : 2;
+    return ancestors[at] ? ecmaScriptNameNode(ancestors[at], ancestors.slice(at + 1)) : null;
+  }
+  if (fn.id) return fn.id;
+  const source = contextualNameSource(fn, ancestors);
+  return source && source !== 'default' && !source.computed ? source.key : null;
 }
 
 /**

@@ -98,3 +98,32 @@ describe('tables written by jsprof instrument and the bundler plugins', () => {
     expect(probes).toBeGreaterThan(300);
   });
 });
+
+describe('names in the sources, from the build’s source map', () => {
+  const { instrument } = require('@jsprof/estree-instrument') as typeof import('@jsprof/estree-instrument');
+  const SOURCE = [
+    'export function countPrimes(limit) { let n = 0; for (let i = 2; i < limit; i++) n += isPrime(i) ? 1 : 0; return n; }',
+    'function isPrime(candidate) { for (let d = 2; d * d <= candidate; d++) if (candidate % d === 0) return false; return true; }',
+    'export const renderRow = (row) => `<td>${row}</td>`;',
+    'export class Table { constructor(rows) { this.rows = rows; } get size() { return this.rows.length; } #secret() { return 1; } render() { return this.rows.map(renderRow).join("") + this.#secret(); } }',
+    'export const anonymous = [function () { return 1; }];',
+  ].join('\n');
+  const minified = require('esbuild').transformSync(SOURCE, { minify: true, sourcemap: 'external', format: 'iife', sourcefile: 'app.js' });
+  const names = (table: { functions: TableEntry[] }) => table.functions.map((e) => e[0]);
+  // The first is esbuild's IIFE.
+  const EXPECTED = ['', 'countPrimes', 'isPrime', 'renderRow', 'Table', 'get size', '#secret', 'render', ''];
+
+  test('a minified script: the names a minifier changed are the sources’ names', () => {
+    const program = parseJs(minified.code, 'app.min.js');
+    expect(names(functionTable(minified.code, program))).not.toEqual(EXPECTED); // esbuild renamed some
+    expect(names(functionTable(minified.code, program, minified.map))).toEqual(EXPECTED);
+    expect(names(functionTable(minified.code, program, JSON.parse(minified.map)))).toEqual(EXPECTED);
+    expect(names(functionTable(minified.code, program, '{ not a map'))).toEqual(names(functionTable(minified.code, program)));
+  });
+
+  test('jsprof instrument: the table of the instrumented bundle, named through the bundle’s own map', () => {
+    const out = instrument({ code: minified.code, program: parseJs(minified.code), inputSourceMap: minified.map, sourceMap: false, functionTable: true }, { threshold: 1 });
+    expect(out.changed).toBe(true);
+    expect(names(out.table!)).toEqual(EXPECTED);
+  });
+});
