@@ -77,6 +77,21 @@ describe('jsprof symbolicate', () => {
     for (const name of common) expect(`${name} ${ours.get(name)}`).toBe(`${name} ${v8.get(name)}`);
   });
 
+  test('aggregate maps every trace with --source-maps, the maps read once, and says what it mapped in all', () => {
+    const traces = path.join(dir, 'many');
+    fs.mkdirSync(traces, { recursive: true });
+    for (const name of ['a.json', 'b.json']) fs.copyFileSync(path.join(dir, 'trace.json'), path.join(traces, name));
+    const plain = jsprof(['aggregate', traces, '--json']);
+    expect(plain.stdout).not.toContain('scanPrimes');
+    const mapped = jsprof(['aggregate', traces, '--json', '-s', dist]);
+    expect(mapped.status).toBe(0);
+    const frames = mapped.stderr.match(/^jsprof: (\d+) of (\d+) frames mapped to original sources\.\n/);
+    const once = jsprof(['report', path.join(dir, 'trace.json'), '-s', dist]).stderr.match(/^jsprof: (\d+) of (\d+) frames/);
+    expect(frames && once && [Number(frames[1]), Number(frames[2])]).toEqual([2 * Number(once![1]), 2 * Number(once![2])]);
+    const rows = JSON.parse(mapped.stdout).all.functions;
+    expect(rows.find((f: any) => f.name === 'scanPrimes')).toMatchObject({ traces: 2, resource: PHASES_URL });
+  });
+
   test('report and convert map the frames themselves with --source-maps: original names and files, no other command', () => {
     const trace = path.join(dir, 'trace.json');
     const plain = jsprof(['report', trace, '--top', '30']);

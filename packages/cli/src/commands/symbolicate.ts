@@ -1,19 +1,44 @@
 /** `jsprof symbolicate`: a trace's frames mapped to original files, lines, columns and names. */
 import type { Command } from 'commander';
-import { SourceMaps, TraceDocument, printableLines, readTraceFile, symbolicate } from '@jsprof/trace-tools';
+import { SourceMaps, SymbolicateStats, TraceDocument, printableLines, readTraceFile, symbolicate } from '@jsprof/trace-tools';
 import { outputBeside, writeResult } from '../files';
 
 export const SOURCE_MAPS_HELP = 'the source maps in this directory, each script matched by file name (app.js.map, or app.js with its sourceMappingURL)';
 
 /** The document with its trace's frames mapped through the source maps in `dir`; what was mapped said on stderr. */
 export function withSourceMaps<D extends TraceDocument>(document: D, dir: string): D {
-  const { trace, stats } = symbolicate(document.trace, new SourceMaps(dir));
+  const mapper = sourceMapper(dir);
+  const mapped = { ...document, trace: mapper.map(document).trace };
+  mapper.done();
+  return mapped;
+}
+
+/**
+ * Maps each document it is given through the source maps in `dir` (read once for all of them);
+ * `done()` says on stderr what was mapped in all.
+ */
+export function sourceMapper(dir: string): { map: (document: TraceDocument) => TraceDocument; done: () => void } {
+  const maps = new SourceMaps(dir);
+  const all: SymbolicateStats = { frames: 0, mapped: 0, withoutMap: [], badMaps: maps.badMaps };
+  const withoutMap = new Set<string>();
+  return {
+    map(document) {
+      const { trace, stats } = symbolicate(document.trace, maps);
+      all.frames += stats.frames;
+      all.mapped += stats.mapped;
+      for (const url of stats.withoutMap) withoutMap.add(url);
+      return { ...document, trace };
+    },
+    done: () => tellMapped({ ...all, withoutMap: [...withoutMap] }),
+  };
+}
+
+function tellMapped(stats: SymbolicateStats): void {
   const lines = [`jsprof: ${stats.mapped} of ${stats.frames} frames mapped to original sources.`];
   const shown = stats.withoutMap.slice(0, 10).join(', ');
   if (stats.withoutMap.length) lines.push(`jsprof: no source map for ${shown}${stats.withoutMap.length > 10 ? ` and ${stats.withoutMap.length - 10} more` : ''}`);
   for (const bad of stats.badMaps) lines.push(`jsprof: could not read the source map ${bad}`);
   process.stderr.write(printableLines(`${lines.join('\n')}\n`));
-  return { ...document, trace };
 }
 
 export function addSymbolicateCommand(program: Command, _setExitCode: (code: number) => void): void {

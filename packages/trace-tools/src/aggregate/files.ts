@@ -55,6 +55,8 @@ export interface AggregateFilesOptions extends AggregateOptions {
   onFile?: (done: number, total: number, file: string) => void;
   /** Called with a rejected file's problem, one line that names the file. */
   onRejected?: (message: string) => void;
+  /** Applied to each document before it is merged (symbolicating it, say). */
+  transform?: (document: TraceDocument) => TraceDocument;
 }
 
 /** Reads the files one at a time with `readTraceFile` and merges them; a file that fails is counted as rejected. */
@@ -62,7 +64,7 @@ export function aggregateFiles(files: string[], options: AggregateFilesOptions =
   const aggregator = new Aggregator(options);
   files.forEach((file, i) => {
     const document = readOrReport(file, options);
-    if (document) aggregator.add(document);
+    if (document) aggregator.add(options.transform ? options.transform(document) : document);
     else aggregator.reject();
     options.onFile?.(i + 1, files.length, file);
   });
