@@ -15,9 +15,10 @@
 import { PlacementOptions, normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
+import { isJsprofRuntime } from './own-files';
 
 export interface JsprofPluginOptions extends Partial<PlacementOptions> {
-  /** Which modules: by default every script outside node_modules. */
+  /** Which modules: by default every script, `node_modules` included (third-party time is time too). */
   test?: RegExp;
   exclude?: RegExp;
 }
@@ -39,10 +40,10 @@ export class JsprofWebpackPlugin {
   }
 
   apply(compiler: any): void {
-    const { test = /\.[cm]?[jt]sx?$/, exclude = /[\\/]node_modules[\\/]/, ...policy } = this.options;
+    const { test = /\.[cm]?[jt]sx?$/, exclude, ...policy } = this.options;
     compiler.options.module.rules.push({
       test,
-      exclude,
+      exclude: (file: string) => !!exclude?.test(file) || isJsprofRuntime(file),
       enforce: 'post',
       use: [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }],
     });

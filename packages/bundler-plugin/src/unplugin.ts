@@ -13,19 +13,19 @@ import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrume
 import { normalizeOptions } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './index';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
+import { isJsprofRuntime } from './own-files';
 
 const SCRIPTS = /\.[cm]?[jt]sx?$/;
 const JAVASCRIPT = /\.[cm]?js$/;
-const NODE_MODULES = /[\\/]node_modules[\\/]/;
 
 export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((options = {}, meta) => {
-  const { test = meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS, exclude = NODE_MODULES, ...policy } = options;
+  const { test = meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS, exclude, ...policy } = options;
   normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
   const fileOf = (id: string) => id.split('?')[0];
   return {
     name: 'jsprof',
     enforce: 'post',
-    transformInclude: (id) => !id.startsWith('\0') && test.test(fileOf(id)) && !exclude.test(id),
+    transformInclude: (id) => !id.startsWith('\0') && test.test(fileOf(id)) && !exclude?.test(id) && !isJsprofRuntime(fileOf(id)),
     transform(code, id) {
       const file = fileOf(id);
       const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });

@@ -165,13 +165,17 @@ describe('the plugins', () => {
     expect(plugin.transform(once.code, file)).toBeNull();
   });
 
-  test("which files: TypeScript after the build's transforms in vite and rollup, only JavaScript in esbuild, never node_modules or virtual modules", () => {
-    const include = (framework: 'vite' | 'esbuild', id: string) => (jsprofUnplugin.raw({}, { framework }) as any).transformInclude(id);
+  test("which files: TypeScript after the build's transforms in vite and rollup, only JavaScript in esbuild, node_modules unless excluded, never virtual modules", () => {
+    const include = (framework: 'vite' | 'esbuild', id: string, options = {}) => (jsprofUnplugin.raw(options, { framework }) as any).transformInclude(id);
     expect(include('vite', '/app/src/a.ts')).toBe(true);
     expect(include('vite', '/app/src/a.tsx?v=3')).toBe(true);
     expect(include('esbuild', '/app/src/a.ts')).toBe(false);
     expect(include('esbuild', '/app/src/a.mjs')).toBe(true);
-    expect(include('vite', '/app/node_modules/lib/index.js')).toBe(false);
+    expect(include('vite', '/app/node_modules/lib/index.js')).toBe(true);
+    expect(include('vite', '/app/node_modules/lib/index.js', { exclude: /node_modules/ })).toBe(false);
+    // jsprof's own runtime, installed or (as here) linked from the workspace, never.
+    expect(include('vite', '/app/node_modules/@jsprof/runtime/dist/browser/jsprof.mjs')).toBe(false);
+    expect(include('vite', fs.realpathSync(require.resolve('@jsprof/runtime/browser')))).toBe(false);
     expect(include('vite', '\0vite/preload-helper.js')).toBe(false);
   });
 

@@ -118,10 +118,14 @@ function matches(pattern: string | RegExp, filename: string): boolean {
   return pattern.test(filename);
 }
 
+/** jsprof's runtime as a project installs it: never instrumented, whatever include says (its checks would call into itself). */
+export const INSTALLED_RUNTIME = /\/node_modules\/@jsprof\/runtime\//;
+
 /** Whether a file is to be instrumented at all; code with no file name is. */
 export function shouldInstrumentFile(options: PolicyOptions, filename: string | undefined | null): boolean {
   if (!filename) return true;
   const name = filename.replace(/\\/g, '/');
+  if (INSTALLED_RUNTIME.test(name)) return false;
   if (options.include.length && !options.include.some((p) => matches(p, name))) return false;
   return !options.exclude.some((p) => matches(p, name));
 }

@@ -90,6 +90,13 @@ describe('shouldInstrumentFile', () => {
     expect(shouldInstrumentFile(options, 'C:\\app\\src\\index.js')).toBe(true);
   });
 
+  test("jsprof's installed runtime never, whatever include says", () => {
+    const options = normalizeOptions({ include: [/node_modules/] });
+    expect(shouldInstrumentFile(options, '/app/node_modules/marked/lib/marked.esm.js')).toBe(true);
+    expect(shouldInstrumentFile(options, '/app/node_modules/@jsprof/runtime/dist/browser/jsprof.mjs')).toBe(false);
+    expect(shouldInstrumentFile(options, 'C:\\app\\node_modules\\@jsprof\\runtime\\dist\\index.js')).toBe(false);
+  });
+
   test('a global RegExp gives the same answer every time', () => {
     const options = normalizeOptions({ exclude: /vendor/g });
     for (let i = 0; i < 3; i++) expect(shouldInstrumentFile(options, '/vendor/a.js')).toBe(false);
