@@ -125,4 +125,4 @@ function splitInlined(node, count, info, own) {
   return [...parts].map(([f, n]) => [f, (count * n) / sum]);
 }
 
-module.exports = { cpuProfileShares };
+module.exports = { cpuProfileShares, splitInlined };

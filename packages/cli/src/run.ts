@@ -8,6 +8,9 @@ import { RunSettings, SETTINGS_ENV, instrumentingFile, runInterval } from './opt
 import { formatReport } from '@jsprof/trace-tools';
 import { writeAtomic } from './files';
 
+/** What self time is in a jsprof trace, under the table `jsprof run` prints. */
+export const SELF_TIME_NOTE = 'self includes the functions without checks each one calls (below the threshold, built-ins)';
+
 export interface RunOptions extends Required<Pick<RunSettings, 'sampleInterval' | 'maxBufferSize' | 'instrument'>> {
   out: string;
   top: number;
@@ -57,6 +60,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
         process.stderr.write(`jsprof: instrumented ${instrumenting.modules} module${instrumenting.modules === 1 ? '' : 's'} in ${time} (cached for the next run); that time is in the idle samples\n`);
       }
       process.stderr.write(formatReport(JSON.parse(text), options.top, runInterval(options.sampleInterval)));
+      process.stderr.write(`${SELF_TIME_NOTE}\n`);
     }
     return code;
   } finally {

@@ -75,5 +75,5 @@ export function resolveFrame(frame: RawFrame): NamedFrame | null {
     if (call >= 0) fn = functionAt(source.functions, call);
   }
   if (!fn) return { name: '', url, line: 1, column: 1 };
-  return { name: fn.name, url, line: fn.line, column: fn.column };
+  return { name: fn.name, url, line: fn.line, column: fn.column, instrumented: fn.instrumented };
 }

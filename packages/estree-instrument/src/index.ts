@@ -18,6 +18,7 @@ import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs } from './par
 import {
   BODY_LABEL,
   CHECK_SOURCE,
+  ENTRY_CHECK_PATTERN,
   ENTRY_CHECK_SOURCE,
   INSERTED_BRACE_MARK,
   INSERTED_PAREN_MARK,
@@ -393,7 +394,7 @@ export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError };
  */
 export interface FunctionTable {
   version: 1;
-  functions: Array<[name: string, line: number, column: number, bodyLine: number, bodyColumn: number, endLine: number, endColumn: number, v8Line: number, v8Column: number]>;
+  functions: Array<[name: string, line: number, column: number, bodyLine: number, bodyColumn: number, endLine: number, endColumn: number, v8Line: number, v8Column: number, checks: 0 | 1]>;
 }
 
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
@@ -412,7 +413,22 @@ export const TABLE_REGISTRATION = `;try { (globalThis.${TABLE_REGISTRY} = global
 export function functionTable(code: string, program: Node, sourceMap?: any): FunctionTable {
   const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);
   const lines = new LineIndex(code);
-  return tableOf(functions, lines, UNCHANGED, new Map(), undefined, originalNames(sourceMap, lines));
+  return tableOf(functions, lines, UNCHANGED, new Map(), undefined, originalNames(sourceMap, lines), withChecks(code, functions));
+}
+
+/**
+ * The functions (of `functions`, sorted by start) whose body has an entry check before any function
+ * nested in it: checks any front wrote, minified or not (the runtime passes over callers without
+ * checks at an entry, see its trace.ts).
+ */
+function withChecks(code: string, functions: FunctionRecord[]): Set<FunctionRecord> {
+  const found = new Set<FunctionRecord>();
+  functions.forEach((f, i) => {
+    const nested = functions[i + 1];
+    const end = nested && nested.start < f.end ? Math.max(f.bodyStart, nested.start) : f.end;
+    if (ENTRY_CHECK_PATTERN.test(code.slice(f.bodyStart, end))) found.add(f);
+  });
+  return found;
 }
 
 const UNCHANGED: OutputOffsets = { at: (offset) => offset, end: (offset) => offset };
@@ -448,6 +464,7 @@ function tableOf(
   closings: EditState['closings'],
   v8Offset?: (f: FunctionRecord) => number,
   nameOf: (f: FunctionRecord) => string = (f) => f.ecmaName,
+  checked: Set<FunctionRecord> = new Set(),
 ): FunctionTable {
   // A function ends after its last character and the closings of the arrows ending there inside it
   // (its own, if it is one), not text a construct around it added there (a marker, a loop's brace).
@@ -457,7 +474,8 @@ function tableOf(
     const body = lines.position(to.end(f.bodyStart)); // text inserted at the body's start is in the body
     const end = lines.position(endOf(f));
     const v8 = v8Offset ? lines.position(to.at(v8Offset(f))) : f;
-    return [nameOf(f), start.line, start.column, body.line, body.column, end.line, end.column, v8.line, v8.column];
+    const checks = f.instrumented || checked.has(f) ? 1 : 0;
+    return [nameOf(f), start.line, start.column, body.line, body.column, end.line, end.column, v8.line, v8.column, checks];
   });
   // Moved function declarations keep their order among themselves, not with the rest: sort by start.
   return { version: 1, functions: entries.sort((a, b) => a[1] - b[1] || a[2] - b[2]) };
@@ -472,12 +490,13 @@ function tableOf(
 function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null, closings: EditState['closings'], inputMap: any): FunctionTable {
   const inputLines = new LineIndex(code);
   const names = originalNames(inputMap, inputLines); // the records' offsets are the input's
-  if (!s) return tableOf(records, inputLines, UNCHANGED, closings, undefined, names);
+  const checked = withChecks(code, records); // checks the input already had
+  if (!s) return tableOf(records, inputLines, UNCHANGED, closings, undefined, names, checked);
   const v8Offset = (f: FunctionRecord) => inputLines.offset(f.line, f.column);
   const to = outputOffsets(s);
   const carried = (offset: number) => to !== null && out.charCodeAt(to.at(offset)) === code.charCodeAt(offset);
   if (records.every((f) => carried(f.start) && carried(f.bodyStart) && carried(f.end - 1) && carried(v8Offset(f)))) {
-    return tableOf(records, new LineIndex(out), to!, closings, v8Offset, names);
+    return tableOf(records, new LineIndex(out), to!, closings, v8Offset, names, checked);
   }
   return functionTable(out, parseJs(out), inputMap && chain(s.generateMap({ hires: true }), inputMap));
 }

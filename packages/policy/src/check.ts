@@ -117,6 +117,12 @@ export function exitSlot(src: string, fn: { type: string; start?: number | null;
 
 /** The check at a function's entry. */
 export const ENTRY_CHECK_SOURCE = checkSource(0, ENTRY_CHECK_KIND);
+
+/**
+ * An entry check as written, or after a minifier renamed `C` and `S` and turned the `if` into `&&`
+ * (`--e[0]<0&&delete t[1]`): how a function table tells a function that carries checks.
+ */
+export const ENTRY_CHECK_PATTERN = new RegExp(`--\\s*[\\w$]+\\s*\\[\\s*0\\s*\\]\\s*<\\s*0\\s*(?:\\)|&&)\\s*delete\\s+[\\w$]+\\s*\\[\\s*${ENTRY_CHECK_KIND}\\s*\\]`);
 /** The check at the exit of a function with loops of its own, on exit slot 0 (`C[1]`). */
 export const EXIT_CHECK_SOURCE = checkSource(1, LOOPING_EXIT_CHECK_KIND);
 /** The check at loop back-edges, and at the exit of a function without loops. */

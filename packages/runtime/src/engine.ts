@@ -367,7 +367,7 @@ export class Engine {
         } catch {
           // recorded without a stack
         }
-        this.#record(now, stack);
+        this.#record(now, stack, kind === ENTRY_CHECK);
       }
       if (this.#sessions.size) this.#arm(now);
     } catch {
@@ -476,7 +476,7 @@ export class Engine {
     return this.#origin + this.#nextTick * this.#base;
   }
 
-  #record(now: number, stack: number) {
+  #record(now: number, stack: number, atEntry = false) {
     if (!Number.isFinite(now)) return; // a clock patched to give nonsense records nothing
     const lastTick = Math.floor((now - this.#origin) / this.#base);
     // Each profiler's ticks since the last one recorded, no more than its buffer still holds (a
@@ -491,7 +491,7 @@ export class Engine {
     for (let i = 0; i < due.length; i++) {
       const last = i === due.length - 1;
       const withStack = (due.length - i) * this.#base <= MAX_BACKFILL_MS ? stack : -1;
-      this.#deliver(due[i], last ? now : this.#origin + due[i] * this.#base, withStack);
+      this.#deliver(due[i], last ? now : this.#origin + due[i] * this.#base, withStack, atEntry);
     }
     this.#nextTick = this.#tickAfter(lastTick);
   }
@@ -502,12 +502,12 @@ export class Engine {
     return next;
   }
 
-  #deliver(tick: number, timestamp: number, stack: number) {
+  #deliver(tick: number, timestamp: number, stack: number, atEntry: boolean) {
     this.stats.ticks++;
     if (stack >= 0) this.stats.withStack++;
     for (const s of this.#sessions) {
       if (!s.takes(tick)) continue;
-      if (s.samples.length < s.capacity) s.samples.push({ timestamp, stack });
+      if (s.samples.length < s.capacity) s.samples.push(atEntry && stack >= 0 ? { timestamp, stack, atEntry } : { timestamp, stack });
       if (s.samples.length >= s.capacity) {
         s.full = true;
         this.#sessions.delete(s);

@@ -12,8 +12,11 @@ import { RawFrame, scriptOf } from './capture';
 import { TABLE_REGISTRY_GLOBAL } from './names';
 import type { FrameResolver } from './trace';
 
-/** [name, start line, start column, body line, body column, end line, end column, V8 line, V8 column]; 1-based, sorted by start. */
-export type TableEntry = [string, number, number, number, number, number, number, number, number];
+/**
+ * [name, start line, start column, body line, body column, end line, end column, V8 line, V8 column,
+ * checks (1 when the function carries checks; tables written before say nothing)]; 1-based, sorted by start.
+ */
+export type TableEntry = [string, number, number, number, number, number, number, number, number, (0 | 1)?];
 
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
 const FETCH_TIMEOUT_MS = 3000;
@@ -27,7 +30,7 @@ export function functionTableUrl(url: string): string | null {
 
 function asTable(value: any): TableEntry[] | null {
   const entries = value?.version === 1 && Array.isArray(value.functions) ? value.functions : null;
-  const valid = (e: any) => Array.isArray(e) && e.length === 9 && typeof e[0] === 'string' && e.slice(1).every((n: unknown) => typeof n === 'number');
+  const valid = (e: any) => Array.isArray(e) && (e.length === 9 || e.length === 10) && typeof e[0] === 'string' && e.slice(1).every((n: unknown) => typeof n === 'number');
   return entries && entries.every(valid) ? entries : null;
 }
 
@@ -94,6 +97,8 @@ export function functionTableResolver(next: FrameResolver): FrameResolver {
     const named = next(frame);
     const table = frame.url ? tables.get(frame.url) : undefined;
     const fn = named && table && functionOf(table, frame);
-    return fn ? { ...named, name: fn[0], line: fn[7], column: fn[8] } : named;
+    if (!fn) return named;
+    const checks = fn.length === 10 ? { instrumented: fn[9] === 1 } : {};
+    return { ...named, name: fn[0], line: fn[7], column: fn[8], ...checks };
   };
 }

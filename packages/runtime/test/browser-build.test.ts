@@ -80,9 +80,10 @@ test('the polyfill replaces a native Profiler without constructing it; preferNat
 // frozen global and a jumping clock to 7.28 KB, giving functions their text as written
 // (Function.prototype.toString, source-text.ts) to 7.87 KB, count-down sampling that finds hot
 // functions called from one-line arrows (issue 24) to 8.1 KB, masking redirected scripts to 8.15 KB,
-// fetching tables only for scripts that said they have one (no failed requests, issue 24) to 8.3 KB.
-test('the browser builds are small (under 8.4 KB gzipped)', () => {
+// fetching tables only for scripts that said they have one (no failed requests, issue 24) to 8.3 KB,
+// samples at entry checks passing over callers known to have no checks (self time, issue 24) to 8.45 KB.
+test('the browser builds are small (under 8.5 KB gzipped)', () => {
   for (const file of [GLOBAL_BUILD, require.resolve('@jsprof/runtime/browser')]) {
-    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(8.4 * 1024);
+    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(8.5 * 1024);
   }
 });

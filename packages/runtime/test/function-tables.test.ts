@@ -15,6 +15,13 @@ const CODE = [
   'obj.assigned = function (c) { return work(c); };', // Chromium's Profiler names this ''
 ].join('\n');
 
+/** A script with checks, as a build instruments it: `hot` carries them, the wrapper does not. */
+const CHECKED = (() => {
+  const { instrument } = require('@jsprof/estree-instrument') as typeof import('@jsprof/estree-instrument');
+  const source = 'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }\nconst wrap = (n) => hot(n);\n';
+  return instrument({ code: source, program: parseJs(source), sourceMap: false }, {}).code;
+})();
+
 const frame = (url: string, line: number, column: number, callLine = line, callColumn = column): RawFrame => ({ url, name: 'engine-name', line, column, callLine, callColumn, native: false });
 
 let fetched: string[];
@@ -23,6 +30,7 @@ beforeAll(async () => {
   const responses: Record<string, () => Promise<Response>> = {
     'https://app.example/app.js.jsprof.json': async () => new Response(JSON.stringify(functionTable(CODE, parseJs(CODE)))),
     'https://app.example/broken.js.jsprof.json': async () => new Response('{"version":1,"functions":[["f",1]]}'),
+    'https://app.example/checked.js.jsprof.json': async () => new Response(JSON.stringify(functionTable(CHECKED, parseJs(CHECKED)))),
   };
   (globalThis as any).fetch = async (url: string) => {
     fetched.push(url);
@@ -30,9 +38,9 @@ beforeAll(async () => {
   };
   // The statement builds append to each script they write a table for, run as those scripts.
   // (Node's own global, not Jest's, is theirs: the list is moved over.)
-  for (const url of ['https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js']) vm.runInThisContext(TABLE_REGISTRATION, { filename: url });
+  for (const url of ['https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js', 'https://app.example/checked.js']) vm.runInThisContext(TABLE_REGISTRATION, { filename: url });
   (globalThis as any)[TABLE_REGISTRY_GLOBAL] = vm.runInThisContext(`[globalThis.${TABLE_REGISTRY}, delete globalThis.${TABLE_REGISTRY}][0]`);
-  await loadFunctionTables(['https://app.example/app.js?v=2', 'https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js', 'https://app.example/babel-built.js', 'data:text/javascript,1']);
+  await loadFunctionTables(['https://app.example/app.js?v=2', 'https://app.example/app.js?v=2', 'https://app.example/broken.js', 'https://app.example/none.js', 'https://app.example/babel-built.js', 'https://app.example/checked.js', 'data:text/javascript,1']);
 });
 afterAll(() => {
   delete (globalThis as any).fetch;
@@ -47,19 +55,21 @@ test('the runtime reads the registrations where the builds write them, and empti
 test('a table is fetched once per script that said it has one, beside it, without its query', () => {
   expect(functionTableUrl('https://app.example/app.js?v=2#x')).toBe('https://app.example/app.js.jsprof.json');
   expect(functionTableUrl('data:text/javascript,1')).toBeNull();
-  expect(fetched.sort()).toEqual(['https://app.example/app.js.jsprof.json', 'https://app.example/broken.js.jsprof.json', 'https://app.example/none.js.jsprof.json']);
+  expect(fetched.sort()).toEqual(['https://app.example/app.js.jsprof.json', 'https://app.example/broken.js.jsprof.json', 'https://app.example/checked.js.jsprof.json', 'https://app.example/none.js.jsprof.json']);
 });
 
 test("V8's head positions and other engines' call sites name the same function, at V8's start", () => {
   const resolve = functionTableResolver(defaultResolver);
   const url = 'https://app.example/app.js?v=2';
   // V8: CallSite's enclosing position is the `function` keyword; the call is inside.
-  expect(resolve(frame(url, 1, 1, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15 });
+  // (and the table says these functions carry no checks: see buildTrace)
+  const plain = { instrumented: false };
+  expect(resolve(frame(url, 1, 1, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15, ...plain });
   // SpiderMonkey / JavaScriptCore: only the call site (inside outer's body, outside inner).
-  expect(resolve(frame(url, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15 });
+  expect(resolve(frame(url, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15, ...plain });
   // A call inside the arrow belongs to the arrow, the innermost function holding it.
-  expect(resolve(frame(url, 2, 26))).toEqual({ name: 'inner', url, line: 2, column: 17 });
-  expect(resolve(frame(url, 6, 38))).toEqual({ name: '', url, line: 6, column: 25 });
+  expect(resolve(frame(url, 2, 26))).toEqual({ name: 'inner', url, line: 2, column: 17, ...plain });
+  expect(resolve(frame(url, 6, 38))).toEqual({ name: '', url, line: 6, column: 25, ...plain });
 });
 
 test('frames of scripts without a usable table, and top-level code, keep their positions', () => {
@@ -125,5 +135,41 @@ describe('names in the sources, from the build’s source map', () => {
     const out = instrument({ code: minified.code, program: parseJs(minified.code), inputSourceMap: minified.map, sourceMap: false, functionTable: true }, { threshold: 1 });
     expect(out.changed).toBe(true);
     expect(names(out.table!)).toEqual(EXPECTED);
+  });
+});
+
+describe('which functions carry checks', () => {
+  const { instrument } = require('@jsprof/estree-instrument') as typeof import('@jsprof/estree-instrument');
+  const SOURCE = [
+    'function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }',
+    'const wrap = (n) => hot(n);',
+    'function outer() { return function inner(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }; }',
+  ].join('\n');
+  const checksOf = (table: { functions: TableEntry[] }) => Object.fromEntries(table.functions.map((e) => [e[0], e[9]]));
+  const EXPECTED = { hot: 1, wrap: 0, outer: 0, inner: 1 };
+
+  test('frames say so, where their table does', () => {
+    const resolve = functionTableResolver(defaultResolver);
+    const url = 'https://app.example/checked.js';
+    const at = (text: string) => {
+      const line = CHECKED.split('\n').findIndex((l) => l.includes(text));
+      return frame(url, line + 1, CHECKED.split('\n')[line].indexOf(text) + 1);
+    };
+    expect(resolve(at('s += i'))).toMatchObject({ name: 'hot', instrumented: true });
+    expect(resolve(at('=> hot(n)'))).toMatchObject({ name: 'wrap', instrumented: false });
+  });
+
+  test('the table says which, for code instrumented here, read again, or minified', () => {
+    const out = instrument({ code: SOURCE, program: parseJs(SOURCE), sourceMap: false, functionTable: true }, {});
+    expect(checksOf(out.table!)).toEqual(EXPECTED);
+    expect(checksOf(functionTable(out.code, parseJs(out.code)))).toMatchObject(EXPECTED);
+    // minified (esbuild drops the name of `inner`): in source order, hot, wrap, outer, inner
+    const minified = require('esbuild').transformSync(out.code, { minify: true });
+    const entries = functionTable(minified.code, parseJs(minified.code)).functions.slice(1); // the first is the prelude's
+    expect(entries.map((e) => e[9])).toEqual([1, 0, 0, 1]);
+    // jsprof instrument on code instrumented before: the checks it finds there
+    const again = instrument({ code: out.code, program: parseJs(out.code), sourceMap: false, functionTable: true }, {});
+    expect(again.changed).toBe(false);
+    expect(checksOf(again.table!)).toMatchObject(EXPECTED);
   });
 });

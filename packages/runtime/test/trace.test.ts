@@ -168,6 +168,36 @@ describe('buildTrace', () => {
     expect(buildTrace([{ timestamp: 1, stack: ids2[0] }], store2, hide).samples).toEqual([{ timestamp: 1 }]);
   });
 
+  test('a sample taken at an entry check passes over the innermost functions known to have no checks', () => {
+    // main (instrumented) > wrapper (no checks) > getNode (no checks): the entry check of the
+    // function getNode called was where the sample was taken.
+    const stack = [frame('getNode', url, 30), frame('wrapper', url, 20), frame('main', url, 1), frame('eval', null)];
+    const { store, ids } = storeWith(stack, [frame('wrapper', url, 20), frame('eval', null)]);
+    const withoutChecks = new Set(['getNode', 'wrapper']);
+    const resolve = (f: RawFrame) => {
+      const named = defaultResolver(f);
+      return named && f.url ? { ...named, instrumented: !withoutChecks.has(f.name) } : named;
+    };
+    const trace = buildTrace(
+      [
+        { timestamp: 1, stack: ids[0], atEntry: true },
+        { timestamp: 2, stack: ids[0] }, // at a loop or exit check: the stack as captured
+        { timestamp: 3, stack: ids[1], atEntry: true }, // no instrumented function on it: as captured
+      ],
+      store,
+      resolve,
+    );
+    expectValidTrace(trace);
+    expect(trace.samples.map((s) => stackNames(trace, s.stackId))).toEqual([
+      ['eval', 'main'],
+      ['eval', 'main', 'wrapper', 'getNode'],
+      ['eval', 'wrapper'],
+    ]);
+    // Where the resolver does not know (browsers' function tables), nothing is passed over.
+    const unknown = buildTrace([{ timestamp: 1, stack: ids[0], atEntry: true }], store, defaultResolver);
+    expect(stackNames(unknown, unknown.samples[0].stackId)).toEqual(['eval', 'main', 'wrapper', 'getNode']);
+  });
+
   test('different raw frames resolved to one frame are one frame and one stack', () => {
     const { store, ids } = storeWith([frame('f', url, 1, 1), frame('main', url)], [frame('f', url, 2, 2), frame('main', url)]);
     const trace = buildTrace(
