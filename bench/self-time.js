@@ -24,6 +24,7 @@ const { splitInlined } = require('./cpuprofile');
 const { flagValue, usageError } = require('./configs');
 const PROGRAMS = require('./programs');
 const { isOwnFile } = require(path.join(ROOT, 'packages/cli/dist/filter.js'));
+const { REAL, ensureReal } = require('./real');
 
 const argv = process.argv.slice(2);
 const RUNS = argv.includes('--runs') ? Number(flagValue(argv, '--runs')) : 2;
@@ -31,7 +32,6 @@ if (!Number.isInteger(RUNS) || RUNS < 1) usageError('--runs must be a whole numb
 const ONLY = flagValue(argv, '--only') ?? null;
 const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
 const OUT = path.join(__dirname, 'out');
-const REAL = path.join(OUT, 'real');
 /** jsprof run's default placement: which functions it instruments. */
 const POLICY = { threshold: 10, loopingFunctions: true };
 const GOAL_POINTS = 5;
@@ -43,14 +43,8 @@ const LINT_RULES = '{"no-unused-vars":"error","eqeqeq":"error","no-shadow":"erro
 
 /** prettier and eslint with inputs taken from this repository's node_modules, installed once. */
 function realPrograms() {
+  ensureReal(REAL_PACKAGES);
   const inputs = path.join(REAL, 'inputs');
-  if (!fs.existsSync(path.join(REAL, 'node_modules/eslint/package.json')) || !fs.existsSync(path.join(REAL, 'node_modules/prettier/package.json'))) {
-    log(`self-time: installing ${REAL_PACKAGES.join(', ')} into ${path.relative(ROOT, REAL)}`);
-    fs.mkdirSync(REAL, { recursive: true });
-    fs.writeFileSync(path.join(REAL, 'package.json'), '{"private": true}\n');
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', ...REAL_PACKAGES], { cwd: REAL, stdio: 'inherit' });
-    if (install.status !== 0) throw new Error('npm install of the real programs failed');
-  }
   const copy = (from, to) => fs.cpSync(path.join(ROOT, 'node_modules', from), path.join(inputs, to), { recursive: true });
   if (!fs.existsSync(inputs)) {
     copy('@babel/parser/lib/index.js', 'format/babel-parser.js');
