@@ -114,6 +114,14 @@ export interface Hook {
  * The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). The exit of a function
  * with loops counts on `c[1 + slot]` and reaches the slow path with `LOOPING_EXIT_CHECK + slot`.
  */
+/**
+ * Fills a typed array without its prototype's `fill`, which a program may have replaced (and
+ * which, at the stack limit, is one more call that can throw).
+ */
+function fillWith(array: Int32Array | Float64Array | Uint8Array, value: number, from = 0): void {
+  for (let i = from; i < array.length; i++) array[i] = value;
+}
+
 export const CHECK = 0;
 export const ENTRY_CHECK = 1;
 export const LOOPING_EXIT_CHECK = 2;
@@ -190,7 +198,11 @@ export class Engine {
   ) {
     // Named, so that a stack string without Error.captureStackTrace shows where the runtime's frames begin.
     const checkSlowPath = (_target: object, key: string | symbol) => {
-      this.slowPath(typeof key === 'string' ? Number(key) : CHECK);
+      try {
+        this.slowPath(typeof key === 'string' ? Number(key) : CHECK);
+      } catch {
+        // out of stack (a program near its limit): the check goes on as if no sample were due
+      }
       return true;
     };
     this.#trap = checkSlowPath;
@@ -379,7 +391,7 @@ export class Engine {
 
   /** Checks run, and take no sample, until the counters are armed again. */
   #disarm() {
-    this.hook.c.fill(REARM);
+    fillWith(this.hook.c, REARM);
     this.#exitsDisarmed = true;
   }
 
@@ -454,9 +466,9 @@ export class Engine {
     this.#everyCheck = true;
     // the checks counted since the last arming stay counted, for the rate (see arm)
     this.#armedCount -= this.hook.c[0];
-    this.hook.c.fill(0);
-    this.#exitsArmed.fill(0);
-    this.#exitsArmedAt.fill(now);
+    fillWith(this.hook.c, 0);
+    fillWith(this.#exitsArmed, 0);
+    fillWith(this.#exitsArmedAt, now);
     this.#exitsDisarmed = false;
   }
 
@@ -529,7 +541,7 @@ export class Engine {
   #arm(now: number) {
     if (this.#everyExitTick !== -1 && this.#everyExitTick !== this.#nextTick) {
       // the tick was taken: those exits learn their pace again from their next read
-      this.#everyExit.fill(0);
+      fillWith(this.#everyExit, 0);
       this.#everyExitTick = -1;
     }
     const due = this.#dueTime();
@@ -576,16 +588,16 @@ export class Engine {
     this.#everyCheck = false;
     counter[0] = this.#armedCount = count;
     if (ticker) {
-      counter.fill(REARM, 1);
+      fillWith(counter, REARM, 1);
       this.#exitsDisarmed = true;
     } else if (count < FEW_CHECKS || this.#inFinalStretch(now)) {
       this.#armEveryCheck(now);
     } else if (this.#exitsDisarmed) {
       // disarmed meanwhile (or a thread stopped): exits read the clock again from the next one
       this.#exitsDisarmed = false;
-      counter.fill(0, 1);
-      this.#exitsArmed.fill(0);
-      this.#exitsArmedAt.fill(now);
+      fillWith(counter, 0, 1);
+      fillWith(this.#exitsArmed, 0);
+      fillWith(this.#exitsArmedAt, now);
     }
     this.#armedAt = now;
     this.#armedZeroes = zeroes;

@@ -20,7 +20,7 @@ const realm = globalThis as any;
 function newCounter(): Int32Array {
   const length = 1 + EXIT_SLOTS;
   const counter = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length);
-  counter.fill(REARM);
+  for (let i = 0; i < length; i++) counter[i] = REARM;
   return counter;
 }
 
