@@ -21,6 +21,7 @@ describe.each(SAMPLERS)('%s', (_, env) => {
   });
 
   test("the program's replacements of built-ins are never called from a check, and the trace is whole", () => {
+    // Before: the replaced fill, push, Map, Set and WeakMap methods were all called from checks.
     const out = path.join(tempDir(), 'trace.json');
     const run = jsprof(['run', '-q', '--out', out, path.join(FIXTURES, 'patched-builtins.js'), '300'], { env });
     expect(run.status).toBe(0);

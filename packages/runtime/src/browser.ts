@@ -12,6 +12,7 @@ import { CrossOriginFrames, maskingResolver } from './origins';
 import { FrameResolver, defaultResolver } from './trace';
 import type { RawFrame } from './capture';
 import { functionTableResolver, loadFunctionTables } from './function-tables';
+import { OwnSet } from './builtins';
 
 export * from './index';
 export type { CrossOriginFrames } from './origins';
@@ -42,7 +43,7 @@ const visible = maskingResolver(() => 'drop');
 /** The function tables of the scripts these frames are in, for those the page may see (not its own document's inline scripts). */
 function loadTablesFor(frames: RawFrame[]): Promise<void> {
   const page = (globalThis as any).location?.href?.replace(/#.*$/, '');
-  const urls = new Set<string>();
+  const urls = new OwnSet<string>();
   for (const frame of frames) if (frame.url && frame.url !== page && !urls.has(frame.url) && visible(frame)) urls.add(frame.url);
   return loadFunctionTables(urls);
 }

@@ -3,6 +3,7 @@
  * `Error.prepareStackTrace` exactly as the program had them.
  */
 import { ASYNC_BOUNDARY, ParsedFrame, StackLine, lineParserFor, parseLines } from './stack-parsers';
+import { OwnMap, append } from './builtins';
 
 /**
  * A frame as captured, before it is named: innermost first. `line`/`column` are 1-based; for V8
@@ -114,7 +115,7 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
       let end = 0;
       while (end < sites.length && !sites[end].isAsync?.()) end++;
       const frames: RawFrame[] = [];
-      for (let i = end > unstarted ? unstarted : 0; i < end; i++) frames.push(fromCallSite(sites[i]));
+      for (let i = end > unstarted ? unstarted : 0; i < end; i++) append(frames, fromCallSite(sites[i]));
       return frames;
     }
     // A string: V8 formats with its default while it is already formatting a stack (a check in the
@@ -160,14 +161,14 @@ function withoutUnstarted(frames: RawFrame[], unstarted: number): RawFrame[] {
  * acorn's parser: a sample read 55 lines in about 90 µs). The frames are shared between samples,
  * as the stack store shares them anyway.
  */
-const linesRead = new Map<(line: string) => StackLine, Map<string, RawFrame | typeof ASYNC_BOUNDARY | null>>();
+const linesRead = new OwnMap<(line: string) => StackLine, Map<string, RawFrame | typeof ASYNC_BOUNDARY | null>>();
 const MAX_LINES_READ = 10000;
 
 /** The frames of a stack string, innermost first, up to the first async frame. */
 export function framesOf(stack: string): RawFrame[] {
   const parseLine = lineParserFor(stack);
   let read = linesRead.get(parseLine);
-  if (!read) linesRead.set(parseLine, (read = new Map()));
+  if (!read) linesRead.set(parseLine, (read = new OwnMap()));
   return parseLines(stack, (line) => {
     let frame = read.get(line);
     if (frame === undefined) {
@@ -193,7 +194,7 @@ function fromParsed(f: ParsedFrame): RawFrame {
  * `https:`, …): names such as `evalmachine.<anonymous>` are shared by unrelated scripts. Forgotten
  * when profiling starts afresh, so a script changed under its URL meanwhile is read again.
  */
-const sitesRead = new Map<string, Map<number, RawFrame>>();
+const sitesRead = new OwnMap<string, Map<number, RawFrame>>();
 let sitesReadCount = 0;
 const MAX_SITES_READ = 50000;
 const LOCATES_FILE = /^(\/|[a-z][a-z0-9+.-]*:)/i;
@@ -227,7 +228,7 @@ function fromCallSite(site: CallSite): RawFrame {
     if (sitesReadCount >= MAX_SITES_READ) forgetCallSites();
     sitesReadCount++;
     let read = sitesRead.get(url!);
-    if (!read) sitesRead.set(url!, (read = new Map()));
+    if (!read) sitesRead.set(url!, (read = new OwnMap()));
     read.set(position, frame);
   }
   return frame;

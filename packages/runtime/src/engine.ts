@@ -20,6 +20,7 @@
  */
 import { RawFrame, captureStack, forgetCallSites } from './capture';
 import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaultResolver, ProfilerTrace } from './trace';
+import { OwnSet, append } from './builtins';
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
@@ -152,9 +153,9 @@ export class Engine {
   /** The grid's step (ms): BASE_INTERVAL, as native Chromium has it, unless a tool sets another (setBaseInterval). */
   #base = BASE_INTERVAL;
   /** Profilers that are sampling. */
-  readonly #sessions = new Set<Session>();
+  readonly #sessions = new OwnSet<Session>();
   /** Profilers not yet stopped (sampling, or full and holding their samples). */
-  readonly #held = new Set<Session>();
+  readonly #held = new OwnSet<Session>();
   #origin = 0;
   #nextTick = Infinity;
   #ticker: Ticker | null = null;
@@ -429,8 +430,8 @@ export class Engine {
     if (this.#everyExitTick === this.#nextTick) return;
     this.#everyExitTick = this.#nextTick;
     const counter = this.hook.c;
-    const slots = [];
-    for (let slot = 0; slot < this.#everyExit.length; slot++) if (this.#exitsArmed[slot] > 0) slots.push(slot);
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.#everyExit.length; slot++) if (this.#exitsArmed[slot] > 0) append(slots, slot);
     slots.sort((a, b) => this.#exitsArmed[a] - this.#exitsArmed[b]);
     let reads = (LAST_STEP_EXIT_READS * this.#clockStep) / EXIT_READ_INTERVAL;
     for (const slot of slots) {
@@ -494,7 +495,7 @@ export class Engine {
     // Each profiler's ticks since the last one recorded, no more than its buffer still holds (a
     // buffer of 0 is found full at its first): the work is bounded by the buffers whatever the
     // clock did (fake timers jump it by years).
-    const ticks = new Set<number>();
+    const ticks = new OwnSet<number>();
     for (const s of this.#sessions) {
       let room = Math.max(1, s.capacity - s.samples.length);
       for (let tick = s.nextTickAfter(this.#nextTick - 1); tick <= lastTick && room-- > 0; tick = s.nextTickAfter(tick)) ticks.add(tick);
@@ -519,7 +520,7 @@ export class Engine {
     if (stack >= 0) this.stats.withStack++;
     for (const s of this.#sessions) {
       if (!s.takes(tick)) continue;
-      if (s.samples.length < s.capacity) s.samples.push(atEntry && stack >= 0 ? { timestamp, stack, atEntry } : { timestamp, stack });
+      if (s.samples.length < s.capacity) append(s.samples, atEntry && stack >= 0 ? { timestamp, stack, atEntry } : { timestamp, stack });
       if (s.samples.length >= s.capacity) {
         s.full = true;
         this.#sessions.delete(s);

@@ -11,6 +11,7 @@
 import { RawFrame, scriptOf } from './capture';
 import { TABLE_REGISTRY_GLOBAL } from './names';
 import type { FrameResolver } from './trace';
+import { OwnMap, OwnSet } from './builtins';
 
 /**
  * [name, start line, start column, body line, body column, end line, end column, V8 line, V8 column,
@@ -21,7 +22,7 @@ export type TableEntry = [string, number, number, number, number, number, number
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
 const FETCH_TIMEOUT_MS = 3000;
 
-const tables = new Map<string, TableEntry[] | null>();
+const tables = new OwnMap<string, TableEntry[] | null>();
 
 /** Where the table of the script at `url` is, if it can have one. */
 export function functionTableUrl(url: string): string | null {
@@ -34,7 +35,7 @@ function asTable(value: any): TableEntry[] | null {
   return entries && entries.every(valid) ? entries : null;
 }
 
-const withTables = new Set<string>();
+const withTables = new OwnSet<string>();
 
 /** The scripts that said they have a table since last asked (see @jsprof/estree-instrument's TABLE_REGISTRATION). */
 function readRegistrations(): void {
@@ -54,7 +55,7 @@ function readRegistrations(): void {
 /** Fetches the tables of these scripts that have one and are not loaded yet; gives up on any after a few seconds. */
 export async function loadFunctionTables(urls: Iterable<string>): Promise<void> {
   readRegistrations();
-  const wanted = [...new Set(urls)].filter((url) => !tables.has(url) && withTables.has(url) && functionTableUrl(url));
+  const wanted = [...new OwnSet(urls)].filter((url) => !tables.has(url) && withTables.has(url) && functionTableUrl(url));
   if (wanted.length === 0 || typeof fetch !== 'function') return;
   const abort = typeof AbortController === 'function' ? new AbortController() : undefined;
   const timer = setTimeout(() => abort?.abort(), FETCH_TIMEOUT_MS);

@@ -8,6 +8,7 @@
  * User names and passwords in URLs never reach a trace.
  */
 import { FrameResolver, NamedFrame, defaultResolver } from './trace';
+import { OwnSet } from './builtins';
 
 export type CrossOriginFrames = 'drop' | 'coalesce';
 
@@ -35,8 +36,8 @@ function originOf(url: string): string | null {
  * no `responseStatus`). `importScripts` fetches without CORS: its scripts never pass.
  */
 function scriptFetches(realm: any): { cors: Set<string>; opaque: Set<string> } {
-  const cors = new Set<string>();
-  const opaque = new Set<string>();
+  const cors = new OwnSet<string>();
+  const opaque = new OwnSet<string>();
   for (const script of Array.from(realm.document?.scripts ?? []) as any[]) {
     if (!script.src) continue;
     const passed = script.type === 'module' || script.hasAttribute('crossorigin');

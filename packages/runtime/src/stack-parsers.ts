@@ -7,6 +7,7 @@
  * callers waiting for the frames above, and every frame after the first of them is one too. Native
  * Chromium samples only the running stack, so the parsers stop at them.
  */
+import { OwnSet, append } from './builtins';
 
 export interface ParsedFrame {
   name: string;
@@ -74,7 +75,7 @@ function shortName(name: string): string {
 const AT_LINE = /^((?:"[^"]*"|[^@"])*?)@(.*)$/;
 /** SpiderMonkey's async boundary: the cause, then "*" ("async*", "promise callback*", "setTimeout handler*"). */
 const ASYNC_CAUSE = /^[A-Za-z][\w .]*\*/;
-const TOP_LEVEL = new Set(['global code', 'module code', 'eval code']);
+const TOP_LEVEL = new OwnSet(['global code', 'module code', 'eval code']);
 
 /** SpiderMonkey names anonymous functions by where they sit: "outer/<", "a/b.c<"; those are anonymous. */
 function atName(name: string): string {
@@ -113,7 +114,7 @@ export function parseLines<T>(stack: string, parseLine: (line: string) => T | ty
   for (const line of stack.split('\n')) {
     const read = parseLine(line);
     if (read === ASYNC_BOUNDARY) break;
-    if (read) frames.push(read);
+    if (read) append(frames, read);
   }
   return frames;
 }

@@ -1,5 +1,6 @@
 /** The trace format of the JS Self-Profiling API, and how captured stacks become one. */
 import type { RawFrame } from './capture';
+import { OwnMap, OwnWeakMap, append } from './builtins';
 
 export interface ProfilerFrame {
   name: string;
@@ -50,11 +51,11 @@ export const defaultResolver: FrameResolver = (frame) => {
  */
 export class StackStore {
   /** Frame ids by the frame object (captures share one object between samples), then by content. */
-  #frameIdsByObject = new WeakMap<RawFrame, number>();
-  #frameIds = new Map<string, number>();
+  #frameIdsByObject = new OwnWeakMap<RawFrame, number>();
+  #frameIds = new OwnMap<string, number>();
   frames: RawFrame[] = [];
   /** Stack ids by parent and frame id (see stackKey). */
-  #stackIds = new Map<number | string, number>();
+  #stackIds = new OwnMap<number | string, number>();
   /** stack id → [parent stack id or -1, frame id] */
   stacks: number[] = [];
   /**
@@ -66,7 +67,7 @@ export class StackStore {
 
   /** Starts afresh; arrays handed out before (a stopped profiler's `StoredStacks`) stay as they were. */
   clear() {
-    this.#frameIdsByObject = new WeakMap();
+    this.#frameIdsByObject = new OwnWeakMap();
     this.#frameIds.clear();
     this.frames = [];
     this.#stackIds.clear();
@@ -77,18 +78,19 @@ export class StackStore {
 
   /** Interns frames given innermost first; returns the stack id, or -1 for an empty stack. */
   add(frames: RawFrame[]): number {
-    const outermostFirst = frames.slice().reverse();
+    const outermostFirst: RawFrame[] = [];
+    for (let i = frames.length - 1; i >= 0; i--) append(outermostFirst, frames[i]);
     const ids: number[] = [];
     let parent = -1;
     let depth = 0;
     while (depth < outermostFirst.length && depth < this.#lastFrames.length && sameFrame(outermostFirst[depth], this.#lastFrames[depth])) {
       parent = this.#lastIds[depth];
-      ids.push(parent);
+      append(ids, parent);
       depth++;
     }
     for (; depth < outermostFirst.length; depth++) {
       parent = this.#stackId(parent, this.#frameId(outermostFirst[depth]));
-      ids.push(parent);
+      append(ids, parent);
     }
     this.#lastFrames = outermostFirst;
     this.#lastIds = ids;
@@ -102,7 +104,7 @@ export class StackStore {
     id = this.#frameIds.get(key);
     if (id === undefined) {
       id = this.frames.length;
-      this.frames.push(f);
+      append(this.frames, f);
       this.#frameIds.set(key, id);
     }
     this.#frameIdsByObject.set(f, id);
@@ -114,7 +116,8 @@ export class StackStore {
     let id = this.#stackIds.get(key);
     if (id === undefined) {
       id = this.stacks.length / 2;
-      this.stacks.push(parent, frameId);
+      append(this.stacks, parent);
+      append(this.stacks, frameId);
       this.#stackIds.set(key, id);
     }
     return id;
@@ -163,12 +166,12 @@ export type StoredStacks = Pick<StackStore, 'frames' | 'stacks'>;
  */
 export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: FrameResolver): ProfilerTrace {
   const trace: ProfilerTrace = { resources: [], frames: [], stacks: [], samples: [] };
-  const resourceIds = new Map<string, number>();
-  const frameIds = new Map<string, number>();
-  const stackIds = new Map<string, number>();
-  const namedFrame = new Map<number, number>(); // raw frame id → trace frame id or -1
-  const checked = new Map<number, boolean>(); // raw frame id → whether its function carries checks, where known
-  const outStack = new Map<number, number | undefined>(); // raw stack id (−2 − id at an entry) → trace stack id
+  const resourceIds = new OwnMap<string, number>();
+  const frameIds = new OwnMap<string, number>();
+  const stackIds = new OwnMap<string, number>();
+  const namedFrame = new OwnMap<number, number>(); // raw frame id → trace frame id or -1
+  const checked = new OwnMap<number, boolean>(); // raw frame id → whether its function carries checks, where known
+  const outStack = new OwnMap<number, number | undefined>(); // raw stack id (−2 − id at an entry) → trace stack id
 
   const frameId = (raw: number): number => {
     let id = namedFrame.get(raw);
@@ -188,7 +191,7 @@ export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: 
         let resourceId = resourceIds.get(named.url);
         if (resourceId === undefined) {
           resourceId = trace.resources.length;
-          trace.resources.push(named.url);
+          append(trace.resources, named.url);
           resourceIds.set(named.url, resourceId);
         }
         frame.resourceId = resourceId;
@@ -199,7 +202,7 @@ export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: 
       id = frameIds.get(key);
       if (id === undefined) {
         id = trace.frames.length;
-        trace.frames.push(frame);
+        append(trace.frames, frame);
         frameIds.set(key, id);
       }
     }
@@ -212,7 +215,7 @@ export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: 
     const cacheKey = atEntry ? -2 - raw : raw;
     if (outStack.has(cacheKey)) return outStack.get(cacheKey);
     const chain: number[] = [];
-    for (let s = raw; s >= 0; s = store.stacks[2 * s]) chain.push(store.stacks[2 * s + 1]);
+    for (let s = raw; s >= 0; s = store.stacks[2 * s]) append(chain, store.stacks[2 * s + 1]);
     let innermost = 0;
     if (atEntry) {
       while (innermost < chain.length && (frameId(chain[innermost]) < 0 || checked.get(chain[innermost]) === false)) innermost++;
@@ -226,7 +229,7 @@ export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: 
       let id = stackIds.get(key);
       if (id === undefined) {
         id = trace.stacks.length;
-        trace.stacks.push(parent === undefined ? { frameId: f } : { parentId: parent, frameId: f });
+        append(trace.stacks, parent === undefined ? { frameId: f } : { parentId: parent, frameId: f });
         stackIds.set(key, id);
       }
       parent = id;
@@ -237,7 +240,7 @@ export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: 
 
   for (const s of samples) {
     const id = stackId(s.stack, s.atEntry === true);
-    trace.samples.push(id === undefined ? { timestamp: s.timestamp } : { timestamp: s.timestamp, stackId: id });
+    append(trace.samples, id === undefined ? { timestamp: s.timestamp } : { timestamp: s.timestamp, stackId: id });
   }
   return trace;
 }

@@ -82,9 +82,10 @@ test('the polyfill replaces a native Profiler without constructing it; preferNat
 // functions called from one-line arrows (issue 24) to 8.1 KB, masking redirected scripts to 8.15 KB,
 // fetching tables only for scripts that said they have one (no failed requests, issue 24) to 8.3 KB,
 // samples at entry checks passing over callers known to have no checks (self time, issue 24) to 8.45 KB,
-// a slow path that cannot throw and fills counters without the prototype's fill (issue 28) to 8.51 KB.
-test('the browser builds are small (under 8.6 KB gzipped)', () => {
+// a slow path that cannot throw and fills counters without the prototype's fill (issue 28) to 8.51 KB,
+// collections that keep the built-ins they had at load (a program's replaced push, issue 28) to 8.66 KB.
+test('the browser builds are small (under 8.75 KB gzipped)', () => {
   for (const file of [GLOBAL_BUILD, require.resolve('@jsprof/runtime/browser')]) {
-    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(8.6 * 1024);
+    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(8.75 * 1024);
   }
 });
