@@ -30,12 +30,14 @@ const isProgramFrame = (cf) => !!cf.url && !(cf.url.startsWith('file:') && isOwn
  *   `unmatched`: file:// frames of V8 that start where the Babel plugin's metadata has no function
  *   (a sign that jsprof's idea of function starts differs from V8's).
  */
-function cpuProfileShares(profile, rootKey, resolve) {
+/**
+ * A profile's nodes by id, each node's parent id, and its samples per node id, "(garbage collector)"
+ * samples charged to the node of the sample before them (the code that allocated).
+ */
+function profileNodes(profile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-
-  // Samples per node, GC charged to the sample before it.
   const hits = new Map();
   let previous = null;
   for (const id of profile.samples) {
@@ -48,6 +50,11 @@ function cpuProfileShares(profile, rootKey, resolve) {
     }
     hits.set(node.id, (hits.get(node.id) || 0) + 1);
   }
+  return { byId, parent, hits };
+}
+
+function cpuProfileShares(profile, rootKey, resolve) {
+  const { byId, parent, hits } = profileNodes(profile);
 
   const frames = new Map(); // key → {name, url, line, column}
   const unmatched = new Set();
@@ -125,4 +132,4 @@ function splitInlined(node, count, info, own) {
   return [...parts].map(([f, n]) => [f, (count * n) / sum]);
 }
 
-module.exports = { cpuProfileShares, splitInlined };
+module.exports = { cpuProfileShares, profileNodes, splitInlined };

@@ -20,7 +20,7 @@ const { pathToFileURL } = require('node:url');
 
 const ROOT = path.resolve(__dirname, '..');
 const { sourceInfo, functionAt, keyOf } = require('./functions');
-const { splitInlined } = require('./cpuprofile');
+const { profileNodes, splitInlined } = require('./cpuprofile');
 const { flagValue, usageError } = require('./configs');
 const PROGRAMS = require('./programs');
 const { isOwnFile } = require(path.join(ROOT, 'packages/cli/dist/filter.js'));
@@ -82,19 +82,7 @@ function instrumented(key, url) {
  * (see cpuprofile.js), goes to the innermost function jsprof instruments on its stack.
  */
 function v8SelfShares(profile, rootKey) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
-  const hits = new Map();
-  let previous = null;
-  for (const id of profile.samples) {
-    let node = byId.get(id);
-    if (node.callFrame.functionName === '(garbage collector)') {
-      if (!previous) continue;
-      node = previous; // the code that allocated
-    } else previous = node;
-    hits.set(node, (hits.get(node) || 0) + 1);
-  }
+  const { byId, parent, hits } = profileNodes(profile);
   const place = (cf) => {
     if (!cf.url || (cf.url.startsWith('file:') && isOwnFile(cf.url))) return null;
     const line = cf.lineNumber + 1;
@@ -114,7 +102,8 @@ function v8SelfShares(profile, rootKey) {
   const self = new Map();
   const names = new Map();
   let total = 0;
-  for (const [node, count] of hits) {
+  for (const [id, count] of hits) {
+    const node = byId.get(id);
     const stack = stackOf(node);
     if (stack.length === 0 || (rootKey && !stack.some((f) => f.key === rootKey))) continue;
     const own = place(node.callFrame);
