@@ -423,19 +423,20 @@ export class Engine {
   }
 
   /**
-   * Without a thread, in the coarse clock's last step before the tick: the exit slots whose exits
-   * are fewest read the clock at every exit, as many as LAST_STEP_EXIT_READS allows (once a tick).
+   * Without a thread, in the last `window` ms before the tick (the last exit read interval, or the
+   * coarse clock's last step if longer): the exit slots whose exits are fewest read the clock at
+   * every exit, as many as LAST_STEP_EXIT_READS allows (once a tick).
    */
-  #readEveryExitInLastStep() {
+  #readEveryExitBeforeTick(window: number) {
     if (this.#everyExitTick === this.#nextTick) return;
     this.#everyExitTick = this.#nextTick;
     const counter = this.hook.c;
     const slots: number[] = [];
     for (let slot = 0; slot < this.#everyExit.length; slot++) if (this.#exitsArmed[slot] > 0) append(slots, slot);
     slots.sort((a, b) => this.#exitsArmed[a] - this.#exitsArmed[b]);
-    let reads = (LAST_STEP_EXIT_READS * this.#clockStep) / EXIT_READ_INTERVAL;
+    let reads = (LAST_STEP_EXIT_READS * window) / EXIT_READ_INTERVAL;
     for (const slot of slots) {
-      reads -= (this.#exitsArmed[slot] * this.#clockStep) / EXIT_READ_INTERVAL;
+      reads -= (this.#exitsArmed[slot] * window) / EXIT_READ_INTERVAL;
       if (reads < 0) break;
       this.#everyExit[slot] = 1;
       counter[1 + slot] = 0;
@@ -583,7 +584,10 @@ export class Engine {
       const lastStep = !ticker && due - now < 1.5 * this.#clockStep && this.#clockStep > FINAL_STRETCH; // readings are not exact multiples
       const span = lastStep ? this.#clockStep / LAST_STEP_READS : (due - now) * (ticker ? BACKUP : UNDERSHOOT);
       count = this.#rate > 0 ? Math.floor(this.#rate * span) : Math.max(1, checks * 2);
-      if (lastStep) this.#readEveryExitInLastStep();
+      // A function with loops whose exits read the clock every other call would leave a tick falling
+      // due inside it to the next check after it, in the code it returns to: near the tick, its
+      // exits read at every call.
+      if (!ticker && (lastStep || due - now < EXIT_READ_INTERVAL)) this.#readEveryExitBeforeTick(Math.max(this.#clockStep, EXIT_READ_INTERVAL));
     }
     count = Math.min(REARM, Math.max(0, count));
     this.#everyCheck = false;
