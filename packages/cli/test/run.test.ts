@@ -152,6 +152,20 @@ describe('attribution', () => {
     expect(of('tally').total / summary.busy).toBeLessThan(0.2);
   });
 
+  test('count-down: a function that loops for long between bursts of dense checks gets its share', () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'trace.json');
+    const run = jsprof(['run', '-q', '--threshold', '3', '--out', out, path.join(FIXTURES, 'long-and-dense.js'), '1200'], { env: { JSPROF_SAMPLER: 'count-down' } });
+    expect(run.status).toBe(0);
+    const { countPrimesShare } = JSON.parse(run.stdout);
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    const share = (summary.functions.find((f) => f.name === 'countPrimes')?.self ?? 0) / summary.busy;
+    // Its exits read the clock every other call: before they read it at every call near the tick,
+    // countPrimes got 6–29% of the samples against about 68% of the time.
+    expect(share).toBeGreaterThan(countPrimesShare - 0.2);
+    expect(share).toBeLessThan(countPrimesShare + 0.2);
+  });
+
   test.each(['thread', 'count-down'])('%s: a one-line wrapper without checks, called over and over, takes no self time from its callers', (sampler) => {
     const dir = tempDir();
     const out = path.join(dir, 'trace.json');
