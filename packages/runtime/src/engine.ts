@@ -119,10 +119,6 @@ export interface Hook {
 }
 
 /**
- * The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). The exit of a function
- * with loops counts on `c[1 + slot]` and reaches the slow path with `LOOPING_EXIT_CHECK + slot`.
- */
-/**
  * Fills a typed array without its prototype's `fill`, which a program may have replaced (and
  * which, at the stack limit, is one more call that can throw).
  */
@@ -130,6 +126,10 @@ function fillWith(array: Int32Array | Float64Array | Uint8Array, value: number, 
   for (let i = from; i < array.length; i++) array[i] = value;
 }
 
+/**
+ * The kinds of check (@jsprof/policy's check.ts; a test keeps them equal). The exit of a function
+ * with loops counts on `c[1 + slot]` and reaches the slow path with `LOOPING_EXIT_CHECK + slot`.
+ */
 export const CHECK = 0;
 export const ENTRY_CHECK = 1;
 export const LOOPING_EXIT_CHECK = 2;
