@@ -210,6 +210,32 @@ describe('the HTML report in Chromium', () => {
     expect(await scanPrimes.locator(':scope > div .fn, :scope > details > summary .fn').first().textContent()).toMatch(/^\(anonymous\)fixtures\/programs\/phases\.js:60:19$/);
   });
 
+  test('a trace 3,000 frames deep (a recursive parser) loads: every level drawn, the hot path open to 64 levels', async () => {
+    // Before: 1,500 open levels crashed the tab; 3,000 threw "Maximum call stack size exceeded".
+    const depth = 3000;
+    const deep: any = { resources: ['https://app.example/parser.js'], frames: [], stacks: [], samples: [] };
+    for (let i = 0; i < depth; i++) {
+      deep.frames.push({ name: `level${i}`, resourceId: 0, line: i + 1, column: 1 });
+      deep.stacks.push(i === 0 ? { frameId: 0 } : { parentId: i - 1, frameId: i });
+    }
+    for (let t = 0; t < 30; t++) deep.samples.push({ timestamp: t * 10, stackId: depth - 1 - (t % 3) });
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'deep.json'), JSON.stringify(deep));
+    expect(jsprof(['report', path.join(dir, 'deep.json'), '--html', path.join(dir, 'deep.html')]).status).toBe(0);
+    const deepPage = await browser.newPage();
+    const errors: string[] = [];
+    deepPage.on('pageerror', (e) => errors.push(e.message));
+    deepPage.on('crash', () => errors.push('crashed'));
+    try {
+      await deepPage.goto(pathToFileURL(path.join(dir, 'deep.html')).href);
+      expect(await deepPage.$$eval('#flame g', (gs) => gs.length)).toBe(depth + 1);
+      expect(await deepPage.$$eval('#top-down details[open]', (ds) => ds.length)).toBe(64);
+    } finally {
+      await deepPage.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   test('ran no script from the trace, logged no error, fetched nothing', async () => {
     expect(await page.evaluate(() => (window as any).__xss)).toBeUndefined();
     expect(await page.$$('img')).toHaveLength(0);

@@ -39,13 +39,22 @@ export const SCRIPT = `(function () {
   var ROW = 18;
   var MIN_WIDTH = 0.5;
 
-  function inflate(a, parent) {
-    var node = { frame: a[0], total: a[1], self: a[2], parent: parent, children: [] };
-    node.children = a[3].map(function (c) { return inflate(c, node); });
-    return node;
+  // Trees are walked with a list of work, not recursion: a trace may be thousands of frames deep.
+  function inflate(root) {
+    var top = { frame: root[0], total: root[1], self: root[2], parent: null, children: [] };
+    var work = [[root, top]];
+    while (work.length) {
+      var item = work.pop();
+      item[0][3].forEach(function (c) {
+        var child = { frame: c[0], total: c[1], self: c[2], parent: item[1], children: [] };
+        item[1].children.push(child);
+        work.push([c, child]);
+      });
+    }
+    return top;
   }
-  var topDown = inflate(data.topDown, null);
-  var bottomUp = inflate(data.bottomUp, null);
+  var topDown = inflate(data.topDown);
+  var bottomUp = inflate(data.bottomUp);
 
   function el(tag, className, text) {
     var e = document.createElement(tag);
@@ -121,14 +130,20 @@ export const SCRIPT = `(function () {
     svg.appendChild(g);
   }
 
-  function layout(node, depth, x, width) {
-    drawBox(node, depth, x, width);
-    var deepest = depth;
-    node.children.forEach(function (child) {
-      var w = width * child.total / node.total;
-      if (w >= MIN_WIDTH) deepest = Math.max(deepest, layout(child, depth + 1, x, w));
-      x += w;
-    });
+  function layout(root, rootDepth, rootX, rootWidth) {
+    var deepest = rootDepth;
+    var work = [[root, rootDepth, rootX, rootWidth]];
+    while (work.length) {
+      var item = work.pop();
+      var node = item[0], depth = item[1], x = item[2], width = item[3];
+      drawBox(node, depth, x, width);
+      deepest = Math.max(deepest, depth);
+      node.children.forEach(function (child) {
+        var w = width * child.total / node.total;
+        if (w >= MIN_WIDTH) work.push([child, depth + 1, x, w]);
+        x += w;
+      });
+    }
     return deepest;
   }
 
@@ -204,8 +219,10 @@ export const SCRIPT = `(function () {
     return line;
   }
 
-  // Top-down, paths that hold at least this share of the time start open.
+  // Top-down, paths that hold at least this share of the time start open, down to this depth: each
+  // open level nests two elements, and a recursive parser's 1,500 open levels crashed Chromium's tab.
   var OPEN_SHARE = 0.2;
+  var OPEN_DEPTH = 64;
 
   function treeItem(node, depth, openHot) {
     if (!node.children.length) {
@@ -224,7 +241,7 @@ export const SCRIPT = `(function () {
       node.children.forEach(function (child) { details.appendChild(treeItem(child, depth + 1, openHot)); });
     }
     details.addEventListener('toggle', function () { if (details.open) fill(); });
-    if (openHot && node.total >= OPEN_SHARE * data.busy) {
+    if (openHot && depth < OPEN_DEPTH && node.total >= OPEN_SHARE * data.busy) {
       details.open = true;
       fill();
     }
@@ -255,7 +272,7 @@ export const BODY = `<h1 id="title"></h1>
 <p class="hint">Callers above callees; a box is as wide as its total time. Hover for details; click a box to zoom in, an ancestor to zoom out. <button id="reset" type="button">Reset zoom</button></p>
 <div id="flame"></div>
 <h2>Top-down call tree</h2>
-<p class="hint">From the outermost frames in; total is the time under a node, self the time in it. Paths with at least 20% of the time start open.</p>
+<p class="hint">From the outermost frames in; total is the time under a node, self the time in it. Paths with at least 20% of the time start open, to 64 levels.</p>
 <div class="tree" id="top-down"></div>
 <h2>Bottom-up call tree</h2>
 <p class="hint">From the functions where the time was spent out to their callers; a caller's total is the time its callee spent when called from there.</p>
