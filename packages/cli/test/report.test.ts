@@ -236,6 +236,35 @@ describe('the HTML report in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  test('a trace of 300,000 functions loads: rows are made 200 at a time, the rest behind a button', async () => {
+    // Before: the page did not finish loading in 60 s (every bottom-up root made at once).
+    const n = 300_000;
+    const wide: any = { resources: ['https://app.example/bundle.js'], frames: [{ name: 'main', resourceId: 0, line: 1, column: 1 }], stacks: [{ frameId: 0 }], samples: [] };
+    for (let i = 1; i < n; i++) {
+      wide.frames.push({ name: `f${i}`, resourceId: 0, line: i + 1, column: 1 });
+      wide.stacks.push({ parentId: 0, frameId: i });
+      wide.samples.push({ timestamp: i * 10, stackId: i });
+    }
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'wide.json'), JSON.stringify(wide));
+    expect(jsprof(['report', path.join(dir, 'wide.json'), '--html', path.join(dir, 'wide.html')]).status).toBe(0);
+    const widePage = await browser.newPage();
+    const errors: string[] = [];
+    widePage.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await widePage.goto(pathToFileURL(path.join(dir, 'wide.html')).href, { timeout: 30_000 });
+      const roots = () => widePage.$$eval('#bottom-up > details', (ds) => ds.length);
+      expect(await roots()).toBe(200);
+      const more = widePage.locator('#bottom-up > button.more');
+      expect(await more.textContent()).toBe(`\u2026 ${n - 1 - 200} more`);
+      await more.click();
+      expect(await roots()).toBe(400);
+    } finally {
+      await widePage.close();
+    }
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   test('ran no script from the trace, logged no error, fetched nothing', async () => {
     expect(await page.evaluate(() => (window as any).__xss)).toBeUndefined();
     expect(await page.$$('img')).toHaveLength(0);

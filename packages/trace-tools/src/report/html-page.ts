@@ -238,7 +238,7 @@ export const SCRIPT = `(function () {
     function fill() {
       if (filled) return;
       filled = true;
-      node.children.forEach(function (child) { details.appendChild(treeItem(child, depth + 1, openHot)); });
+      appendItems(details, node.children, depth + 1, openHot);
     }
     details.addEventListener('toggle', function () { if (details.open) fill(); });
     if (openHot && depth < OPEN_DEPTH && node.total >= OPEN_SHARE * data.busy) {
@@ -248,6 +248,25 @@ export const SCRIPT = `(function () {
     return details;
   }
 
+  // Rows are made ROWS at a time, the rest behind a "… n more" button: a trace of 300,000 functions
+  // has as many bottom-up roots, and making them all did not finish in a minute.
+  var ROWS = 200;
+
+  function appendItems(container, nodes, depth, openHot) {
+    var shown = 0;
+    var more = el('button', 'more');
+    more.type = 'button';
+    function showMore() {
+      for (var end = Math.min(nodes.length, shown + ROWS); shown < end; shown++) container.insertBefore(treeItem(nodes[shown], depth, openHot), more);
+      if (shown < nodes.length) more.textContent = '\u2026 ' + (nodes.length - shown) + ' more';
+      else more.remove();
+    }
+    more.addEventListener('click', showMore);
+    more.style.marginLeft = depth * 1.2 + 'em';
+    container.appendChild(more);
+    showMore();
+  }
+
   function fillTree(id, root, openHot) {
     var tree = document.getElementById(id);
     var heading = el('div', 'row heading');
@@ -255,7 +274,7 @@ export const SCRIPT = `(function () {
     heading.appendChild(el('span', 'num', 'self'));
     heading.appendChild(el('span', '', 'function'));
     tree.appendChild(heading);
-    root.children.forEach(function (child) { tree.appendChild(treeItem(child, 0, openHot)); });
+    appendItems(tree, root.children, 0, openHot);
   }
 
   showSummary();
