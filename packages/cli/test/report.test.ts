@@ -210,6 +210,24 @@ describe('the HTML report in Chromium', () => {
     expect(await scanPrimes.locator(':scope > div .fn, :scope > details > summary .fn').first().textContent()).toMatch(/^\(anonymous\)fixtures\/programs\/phases\.js:60:19$/);
   });
 
+  /** Writes `trace`'s HTML report and runs `check` on it in a page of its own; the page must not fail or crash. */
+  async function inReport(trace: object, check: (reportPage: Page) => Promise<void>): Promise<void> {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'trace.json'), JSON.stringify(trace));
+    expect(jsprof(['report', path.join(dir, 'trace.json'), '--html', path.join(dir, 'report.html')]).status).toBe(0);
+    const reportPage = await browser.newPage();
+    const errors: string[] = [];
+    reportPage.on('pageerror', (e) => errors.push(e.message));
+    reportPage.on('crash', () => errors.push('crashed'));
+    try {
+      await reportPage.goto(pathToFileURL(path.join(dir, 'report.html')).href, { timeout: 30_000 });
+      await check(reportPage);
+    } finally {
+      await reportPage.close();
+    }
+    expect(errors).toEqual([]);
+  }
+
   test('a trace 3,000 frames deep (a recursive parser) loads: every level drawn, the hot path open to 64 levels', async () => {
     // Before: 1,500 open levels crashed the tab; 3,000 threw "Maximum call stack size exceeded".
     const depth = 3000;
@@ -219,21 +237,10 @@ describe('the HTML report in Chromium', () => {
       deep.stacks.push(i === 0 ? { frameId: 0 } : { parentId: i - 1, frameId: i });
     }
     for (let t = 0; t < 30; t++) deep.samples.push({ timestamp: t * 10, stackId: depth - 1 - (t % 3) });
-    const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'deep.json'), JSON.stringify(deep));
-    expect(jsprof(['report', path.join(dir, 'deep.json'), '--html', path.join(dir, 'deep.html')]).status).toBe(0);
-    const deepPage = await browser.newPage();
-    const errors: string[] = [];
-    deepPage.on('pageerror', (e) => errors.push(e.message));
-    deepPage.on('crash', () => errors.push('crashed'));
-    try {
-      await deepPage.goto(pathToFileURL(path.join(dir, 'deep.html')).href);
-      expect(await deepPage.$$eval('#flame g', (gs) => gs.length)).toBe(depth + 1);
-      expect(await deepPage.$$eval('#top-down details[open]', (ds) => ds.length)).toBe(64);
-    } finally {
-      await deepPage.close();
-    }
-    expect(errors).toEqual([]);
+    await inReport(deep, async (reportPage) => {
+      expect(await reportPage.$$eval('#flame g', (gs) => gs.length)).toBe(depth + 1);
+      expect(await reportPage.$$eval('#top-down details[open]', (ds) => ds.length)).toBe(64);
+    });
   });
 
   test('a trace of 300,000 functions loads: rows are made 200 at a time, the rest behind a button', async () => {
@@ -245,24 +252,14 @@ describe('the HTML report in Chromium', () => {
       wide.stacks.push({ parentId: 0, frameId: i });
       wide.samples.push({ timestamp: i * 10, stackId: i });
     }
-    const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'wide.json'), JSON.stringify(wide));
-    expect(jsprof(['report', path.join(dir, 'wide.json'), '--html', path.join(dir, 'wide.html')]).status).toBe(0);
-    const widePage = await browser.newPage();
-    const errors: string[] = [];
-    widePage.on('pageerror', (e) => errors.push(e.message));
-    try {
-      await widePage.goto(pathToFileURL(path.join(dir, 'wide.html')).href, { timeout: 30_000 });
-      const roots = () => widePage.$$eval('#bottom-up > details', (ds) => ds.length);
+    await inReport(wide, async (reportPage) => {
+      const roots = () => reportPage.$$eval('#bottom-up > details', (ds) => ds.length);
       expect(await roots()).toBe(200);
-      const more = widePage.locator('#bottom-up > button.more');
+      const more = reportPage.locator('#bottom-up > button.more');
       expect(await more.textContent()).toBe(`\u2026 ${n - 1 - 200} more`);
       await more.click();
       expect(await roots()).toBe(400);
-    } finally {
-      await widePage.close();
-    }
-    expect(errors).toEqual([]);
+    });
   }, 60_000);
 
   test('ran no script from the trace, logged no error, fetched nothing', async () => {
