@@ -201,7 +201,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   const files: [string, string][] = [];
   if (result.map) {
     const map = relocateSources(result.map, input?.dir ?? path.dirname(file), path.dirname(output), path.basename(output));
-    const stripped = withoutSourceMappingUrl(text);
+    const stripped = splitSourceMappingUrl(text).body;
     if (input?.inline) {
       text = `${stripped}//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
     } else {
@@ -234,12 +234,15 @@ function lastLineStart(text: string): number {
   return Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1;
 }
 
-function lastSourceMappingUrl(code: string): RegExpExecArray | null {
+/** The code, ending in a line break, and its trailing sourceMappingURL comment (or ''). */
+function splitSourceMappingUrl(code: string): { body: string; comment: string } {
   const trimmed = code.trimEnd();
-  return SOURCE_MAPPING_URL.exec(trimmed.slice(lastLineStart(trimmed)));
+  const lineStart = lastLineStart(trimmed);
+  const last = trimmed.slice(lineStart);
+  if (SOURCE_MAPPING_URL.test(last)) return { body: trimmed.slice(0, lineStart), comment: last };
+  return { body: /[\n\r]$/.test(code) ? code : `${code}\n`, comment: '' };
 }
 
-/** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
 /**
  * The map as it will lie beside the output in `toDir`: relative sources that resolved from
  * `fromDir` (where the input's map was, or the input itself) resolve to the same files from there.
@@ -254,8 +257,9 @@ function relocateSources(map: any, fromDir: string, toDir: string, file: string)
   return { ...map, file, sources };
 }
 
+/** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
 function readSourceMap(code: string, file: string): { map: any; inline: boolean; dir: string } | null {
-  const match = lastSourceMappingUrl(code);
+  const match = SOURCE_MAPPING_URL.exec(splitSourceMappingUrl(code).comment);
   if (!match) return null;
   const url = match[1] ?? match[2];
   try {
@@ -275,16 +279,6 @@ function readSourceMap(code: string, file: string): { map: any; inline: boolean;
 
 /** The code with `line` added at its end, before its trailing sourceMappingURL comment if it has one. */
 function withLineBeforeSourceMappingUrl(code: string, line: string): string {
-  const trimmed = code.trimEnd();
-  const lineStart = lastLineStart(trimmed);
-  const comment = SOURCE_MAPPING_URL.test(trimmed.slice(lineStart)) ? trimmed.slice(lineStart) : '';
-  return `${withoutSourceMappingUrl(code)}${line}\n${comment && `${comment}\n`}`;
-}
-
-/** The code without its trailing sourceMappingURL comment, ending in a line break, ready for a new one. */
-function withoutSourceMappingUrl(code: string): string {
-  const trimmed = code.trimEnd();
-  const lineStart = lastLineStart(trimmed);
-  if (SOURCE_MAPPING_URL.test(trimmed.slice(lineStart))) return trimmed.slice(0, lineStart);
-  return /[\n\r]$/.test(code) ? code : `${code}\n`;
+  const { body, comment } = splitSourceMappingUrl(code);
+  return `${body}${line}\n${comment && `${comment}\n`}`;
 }

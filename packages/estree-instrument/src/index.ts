@@ -413,7 +413,7 @@ export const TABLE_REGISTRATION = `;try { (globalThis.${TABLE_REGISTRY} = global
 export function functionTable(code: string, program: Node, sourceMap?: any): FunctionTable {
   const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);
   const lines = new LineIndex(code);
-  return tableOf(functions, lines, UNCHANGED, new Map(), undefined, originalNames(sourceMap, lines), withChecks(code, functions));
+  return tableOf(functions, lines, { to: UNCHANGED, closings: new Map(), nameOf: originalNames(sourceMap, lines), checked: withChecks(code, functions) });
 }
 
 /**
@@ -457,15 +457,18 @@ function originalNames(sourceMap: any, lines: LineIndex): (f: FunctionRecord) =>
   };
 }
 
-function tableOf(
-  functions: FunctionRecord[],
-  lines: LineIndex,
-  to: OutputOffsets,
-  closings: EditState['closings'],
-  v8Offset?: (f: FunctionRecord) => number,
-  nameOf: (f: FunctionRecord) => string = (f) => f.ecmaName,
-  checked: Set<FunctionRecord> = new Set(),
-): FunctionTable {
+/** How tableOf reads the records: where their offsets land in the code `lines` indexes, and what to call each. */
+interface TableSource {
+  to: OutputOffsets;
+  closings: EditState['closings'];
+  /** Where V8 starts each function, as an offset in the records' code (else their own line and column). */
+  v8Offset?: (f: FunctionRecord) => number;
+  nameOf: (f: FunctionRecord) => string;
+  /** Functions that carry checks the records do not count (written before). */
+  checked: Set<FunctionRecord>;
+}
+
+function tableOf(functions: FunctionRecord[], lines: LineIndex, { to, closings, v8Offset, nameOf, checked }: TableSource): FunctionTable {
   // A function ends after its last character and the closings of the arrows ending there inside it
   // (its own, if it is one), not text a construct around it added there (a marker, a loop's brace).
   const endOf = (f: FunctionRecord) => to.at(f.end - 1) + 1 + (closings.get(f.end) ?? []).reduce((n, c) => n + (c.start >= f.start ? c.length : 0), 0);
@@ -489,14 +492,13 @@ function tableOf(
  */
 function outputTable(records: FunctionRecord[], code: string, out: string, s: MagicString | null, closings: EditState['closings'], inputMap: any): FunctionTable {
   const inputLines = new LineIndex(code);
-  const names = originalNames(inputMap, inputLines); // the records' offsets are the input's
-  const checked = withChecks(code, records); // checks the input already had
-  if (!s) return tableOf(records, inputLines, UNCHANGED, closings, undefined, names, checked);
+  const names = { nameOf: originalNames(inputMap, inputLines), checked: withChecks(code, records) }; // the records' offsets are the input's
+  if (!s) return tableOf(records, inputLines, { to: UNCHANGED, closings, ...names });
   const v8Offset = (f: FunctionRecord) => inputLines.offset(f.line, f.column);
   const to = outputOffsets(s);
   const carried = (offset: number) => to !== null && out.charCodeAt(to.at(offset)) === code.charCodeAt(offset);
   if (records.every((f) => carried(f.start) && carried(f.bodyStart) && carried(f.end - 1) && carried(v8Offset(f)))) {
-    return tableOf(records, new LineIndex(out), to!, closings, v8Offset, names, checked);
+    return tableOf(records, new LineIndex(out), { to: to!, closings, v8Offset, ...names });
   }
   return functionTable(out, parseJs(out), inputMap && chain(s.generateMap({ hires: true }), inputMap));
 }

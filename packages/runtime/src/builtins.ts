@@ -28,3 +28,11 @@ keepOwn(OwnWeakMap.prototype, WeakMap.prototype, ['get', 'set', 'has', 'delete']
 export function append<T>(array: T[], value: T): void {
   array[array.length] = value;
 }
+
+/**
+ * Fills a typed array without its prototype's `fill`, which a program may have replaced (and
+ * which, at the stack limit, is one more call that can throw).
+ */
+export function fillWith(array: Int32Array | Float64Array | Uint8Array, value: number, from = 0): void {
+  for (let i = from; i < array.length; i++) array[i] = value;
+}

@@ -20,7 +20,7 @@
  */
 import { RawFrame, captureStack, forgetCallSites } from './capture';
 import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaultResolver, ProfilerTrace } from './trace';
-import { OwnSet, append } from './builtins';
+import { OwnSet, append, fillWith } from './builtins';
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
@@ -116,14 +116,6 @@ export interface Hook {
    * The Engine sets it.
    */
   s: object;
-}
-
-/**
- * Fills a typed array without its prototype's `fill`, which a program may have replaced (and
- * which, at the stack limit, is one more call that can throw).
- */
-function fillWith(array: Int32Array | Float64Array | Uint8Array, value: number, from = 0): void {
-  for (let i = from; i < array.length; i++) array[i] = value;
 }
 
 /**
@@ -532,7 +524,7 @@ export class Engine {
     if (stack >= 0) this.stats.withStack++;
     for (const s of this.#sessions) {
       if (!s.takes(tick)) continue;
-      if (s.samples.length < s.capacity) append(s.samples, atEntry && stack >= 0 ? { timestamp, stack, atEntry } : { timestamp, stack });
+      if (s.samples.length < s.capacity) append(s.samples, { timestamp, stack, atEntry });
       if (s.samples.length >= s.capacity) {
         s.full = true;
         this.#sessions.delete(s);

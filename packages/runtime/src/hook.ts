@@ -6,6 +6,7 @@
  * `@jsprof/policy`'s check.ts): modules that ran before the runtime loaded reach it from then on.
  */
 import { EXIT_SLOTS, Engine, Hook, Platform, REARM } from './engine';
+import { fillWith } from './builtins';
 import { defineGlobal } from './globals';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from './names';
 import { keepSourceText } from './source-text';
@@ -20,7 +21,7 @@ const realm = globalThis as any;
 function newCounter(): Int32Array {
   const length = 1 + EXIT_SLOTS;
   const counter = typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length);
-  for (let i = 0; i < length; i++) counter[i] = REARM;
+  fillWith(counter, REARM);
   return counter;
 }
 
