@@ -11,17 +11,25 @@
  *   module.exports = { devtool: 'source-map', plugins: [new JsprofWebpackPlugin({ threshold: 10 })] };
  *
  * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
+ * With `sampling: { rate }`, the build stays plain and an instrumented one is written beside it, with a
+ * snippet that picks one per page load and profiles the picked ones (sampling.ts).
  */
+import * as path from 'node:path';
 import { PlacementOptions, normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { isJsprofRuntime } from './own-files';
+import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 export interface JsprofPluginOptions extends Partial<PlacementOptions> {
   /** Which modules: by default every script, `node_modules` included (third-party time is time too). */
   test?: RegExp;
   exclude?: RegExp;
+  /** A plain build and an instrumented one beside it, and a snippet that picks one per page load (sampling.ts). */
+  sampling?: SamplingOptions;
 }
+
+export type { SamplingOptions } from './sampling';
 
 export { jsprofUnplugin } from './unplugin';
 
@@ -34,13 +42,16 @@ export class JsprofWebpackPlugin {
   private readonly options: JsprofPluginOptions;
 
   constructor(options: JsprofPluginOptions = {}) {
-    const { test, exclude, ...policy } = options;
+    const { test, exclude, sampling, ...policy } = options;
     normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
+    if (sampling) checkSampling(sampling);
     this.options = options;
   }
 
   apply(compiler: any): void {
-    const { test = /\.[cm]?[jt]sx?$/, exclude, ...policy } = this.options;
+    const { test = /\.[cm]?[jt]sx?$/, exclude, sampling, ...policy } = this.options;
+    // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
+    if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
     compiler.options.module.rules.push({
       test,
       exclude: (file: string) => !!exclude?.test(file) || isJsprofRuntime(file),
@@ -64,4 +75,54 @@ export class JsprofWebpackPlugin {
       });
     });
   }
+}
+
+/**
+ * webpack: after the build, the same options again (as webpack normalized them, so compiled as
+ * `webpack()` would, without validating them again), instrumenting, into `<output.path>/<dir>/`.
+ */
+function sampledWebpack(compiler: any, sampling: SamplingOptions): void {
+  const { webpack } = compiler;
+  const SCRIPT = /\.[cm]?js$/;
+  const entries = (compilation: any): BuiltScript[] =>
+    [...compilation.entrypoints].flatMap(([name, entrypoint]: [string, any]) =>
+      entrypoint.getFiles().filter((file: string) => SCRIPT.test(file)).map((file: string, i: number) => ({ key: `${name}#${i}`, file, module: compilation.outputOptions.module === true })),
+    );
+  compiler.hooks.done.tapPromise('JsprofWebpackPlugin', async (stats: any) => {
+    if (stats.hasErrors()) return;
+    const options = compiler.options;
+    const publicPath = options.output.publicPath;
+    const relative = publicPath === 'auto' || publicPath === '' || typeof publicPath !== 'string';
+    const nested = {
+      ...options,
+      output: { ...options.output, path: path.join(options.output.path, instrumentedDir(sampling)), publicPath: relative ? publicPath : `${publicPath}${instrumentedDir(sampling)}/` },
+      module: { ...options.module, rules: [...options.module.rules] },
+    };
+    const instrumented = await instrumentedPass(
+      () =>
+        new Promise<any>((resolve, reject) => {
+          const second = createCompiler(webpack, nested);
+          second.run((error: Error | null, result: any) =>
+            second.close(() => (error ? reject(error) : result.hasErrors() ? reject(new Error(`jsprof: the instrumented build failed:\n${result.toString('errors-only')}`)) : resolve(result))),
+          );
+        }),
+    );
+    finishSampledBuild(options.output.path, sampling, relative ? null : publicPath, { plain: entries(stats.compilation), instrumented: entries(instrumented.compilation) });
+  });
+}
+
+/** What `webpack(options)` does after normalizing and validating options. */
+function createCompiler(webpack: any, options: any): any {
+  const compiler = new webpack.Compiler(options.context, options);
+  new webpack.node.NodeEnvironmentPlugin({ infrastructureLogging: options.infrastructureLogging }).apply(compiler);
+  for (const plugin of options.plugins) {
+    if (typeof plugin === 'function') plugin.call(compiler, compiler);
+    else if (plugin) plugin.apply(compiler);
+  }
+  webpack.config.applyWebpackOptionsDefaults(options);
+  compiler.hooks.environment.call();
+  compiler.hooks.afterEnvironment.call();
+  new webpack.WebpackOptionsApply().process(options, compiler);
+  compiler.hooks.initialize.call();
+  return compiler;
 }

@@ -14,18 +14,23 @@ import { normalizeOptions } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './index';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { isJsprofRuntime } from './own-files';
+import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 const SCRIPTS = /\.[cm]?[jt]sx?$/;
 const JAVASCRIPT = /\.[cm]?js$/;
 
 export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((options = {}, meta) => {
-  const { test = meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS, exclude, ...policy } = options;
+  const { test = meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS, exclude, sampling, ...policy } = options;
   normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
+  if (sampling) checkSampling(sampling);
+  // A sampled build's first pass is plain: jsprof does nothing to it but start the second.
+  const instrumenting = () => !sampling || inInstrumentedPass();
   const fileOf = (id: string) => id.split('?')[0];
+  const footer = () => (instrumenting() ? TABLE_REGISTRATION : '');
   return {
     name: 'jsprof',
     enforce: 'post',
-    transformInclude: (id) => !id.startsWith('\0') && test.test(fileOf(id)) && !exclude?.test(id) && !isJsprofRuntime(fileOf(id)),
+    transformInclude: (id) => instrumenting() && !id.startsWith('\0') && test.test(fileOf(id)) && !exclude?.test(id) && !isJsprofRuntime(fileOf(id)),
     transform(code, id) {
       const file = fileOf(id);
       const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });
@@ -33,11 +38,12 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     },
     // Function tables describe the scripts as they will run: after minification, from the final output.
     // Each script says it has one (TABLE_REGISTRATION), at its end, outside any wrapper.
-    rollup: { generateBundle: emitFunctionTables, footer: TABLE_REGISTRATION },
-    vite: { generateBundle: emitFunctionTables, footer: TABLE_REGISTRATION },
+    rollup: { generateBundle: emitFunctionTables(instrumenting), footer, ...(sampling && sampledRollup(sampling)) },
+    vite: { generateBundle: emitFunctionTables(instrumenting), footer, ...(sampling && sampledVite(sampling)) },
     esbuild: {
       setup(build) {
         if (build.initialOptions.write === false) return;
+        if (!instrumenting()) return void sampledEsbuild(build, sampling!);
         const footer = build.initialOptions.footer?.js;
         build.initialOptions.footer = { ...build.initialOptions.footer, js: footer ? `${footer}\n${TABLE_REGISTRATION}` : TABLE_REGISTRATION };
         build.initialOptions.metafile = true;
@@ -56,9 +62,114 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
   };
 });
 
-function emitFunctionTables(this: { emitFile(file: { type: 'asset'; fileName: string; source: string }): string }, _: unknown, bundle: Record<string, any>) {
-  for (const chunk of Object.values(bundle)) {
-    const table = chunk.type === 'chunk' && SCRIPT_OUTPUT.test(chunk.fileName) ? functionTableFor(chunk.fileName, chunk.code, chunk.map) : null;
-    if (table) this.emitFile({ type: 'asset', fileName: table[0], source: table[1] });
-  }
+type EmitFile = { emitFile(file: { type: 'asset'; fileName: string; source: string }): string };
+
+function emitFunctionTables(instrumenting: () => boolean) {
+  return function (this: EmitFile, _: unknown, bundle: Record<string, any>) {
+    if (!instrumenting()) return;
+    for (const chunk of Object.values(bundle)) {
+      const table = chunk.type === 'chunk' && SCRIPT_OUTPUT.test(chunk.fileName) ? functionTableFor(chunk.fileName, chunk.code, chunk.map) : null;
+      if (table) this.emitFile({ type: 'asset', fileName: table[0], source: table[1] });
+    }
+  };
+}
+
+/** The entry scripts of a rollup or vite output, by the module each stands for. */
+function entriesOf(output: Iterable<any>, module: boolean): BuiltScript[] {
+  return [...output].filter((chunk) => chunk.type === 'chunk' && chunk.isEntry).map((chunk) => ({ key: chunk.facadeModuleId ?? chunk.name, file: chunk.fileName, module }));
+}
+
+/** rollup: after each output is written, the same input and output again, instrumenting, into `<dir>/`. */
+function sampledRollup(sampling: SamplingOptions) {
+  let input: any;
+  // The outputs as configured (writeBundle has them normalized), by where they go.
+  const outputs = new Map<string, any>();
+  const target = (output: any) => path.resolve(output.dir ?? output.file ?? '.');
+  return {
+    options(options: any) {
+      if (!inInstrumentedPass()) input = options;
+      return null;
+    },
+    outputOptions(output: any) {
+      if (!inInstrumentedPass()) outputs.set(target(output), output);
+      return null;
+    },
+    async writeBundle(normalized: any, bundle: Record<string, any>) {
+      if (inInstrumentedPass()) return;
+      const output = outputs.get(target(normalized)) ?? normalized;
+      const { rollup } = await import('rollup');
+      const outDir = path.resolve(output.dir ?? path.dirname(output.file));
+      const into = path.join(outDir, instrumentedDir(sampling));
+      const written = await instrumentedPass(async () => {
+        const build = await rollup(input);
+        try {
+          return await build.write({ ...output, ...(output.dir ? { dir: into } : { file: path.join(into, path.basename(output.file)) }) });
+        } finally {
+          await build.close();
+        }
+      });
+      const module = normalized.format === 'es';
+      finishSampledBuild(outDir, sampling, null, { plain: entriesOf(Object.values(bundle), module), instrumented: entriesOf(written.output, module) });
+    },
+  };
+}
+
+/** vite: after the client build, the same build again (config file, inline config and mode), instrumenting, into `<outDir>/<dir>/`. */
+function sampledVite(sampling: SamplingOptions) {
+  let config: any;
+  let bundle: Record<string, any> = {};
+  return {
+    configResolved(resolved: any) {
+      if (!inInstrumentedPass()) config = resolved;
+    },
+    writeBundle(_: unknown, written: Record<string, any>) {
+      if (!inInstrumentedPass()) bundle = written;
+    },
+    async closeBundle() {
+      if (inInstrumentedPass() || config?.command !== 'build' || config.build.ssr) return;
+      const { build } = await import('vite');
+      const outDir = path.resolve(config.root, config.build.outDir);
+      const relative = config.base === '' || config.base.startsWith('.');
+      // vite writes the environments it resolved into the inline config (the client's with the plain build's outDir): they are made again.
+      const { environments: _, ...inline } = config.inlineConfig ?? {};
+      const result = await instrumentedPass(() =>
+        build({
+          ...inline,
+          configFile: config.configFile ?? false,
+          root: config.root,
+          mode: config.mode,
+          base: relative ? config.base : `${config.base}${instrumentedDir(sampling)}/`,
+          logLevel: config.logLevel,
+          build: { ...inline.build, outDir: path.join(outDir, instrumentedDir(sampling)), emptyOutDir: true },
+        }),
+      );
+      const written = (Array.isArray(result) ? result : [result]).flatMap((r: any) => r.output ?? []);
+      finishSampledBuild(outDir, sampling, relative ? null : config.base, { plain: entriesOf(Object.values(bundle), true), instrumented: entriesOf(written, true) });
+    },
+  };
+}
+
+/** esbuild: after the build, the same build again, instrumenting, into `<outdir>/<dir>/`. */
+function sampledEsbuild(build: any, sampling: SamplingOptions) {
+  const initial = build.initialOptions;
+  initial.metafile = true; // the entries, for the snippet; the output is the same
+  const cwd = initial.absWorkingDir ?? process.cwd();
+  const outDir = path.resolve(cwd, initial.outdir ?? path.dirname(initial.outfile ?? '.'));
+  const into = path.join(outDir, instrumentedDir(sampling));
+  // The configured entry points, as the metafile names them (dynamic imports are entry points there too).
+  const configured = new Set(
+    (Array.isArray(initial.entryPoints) ? initial.entryPoints : Object.values(initial.entryPoints ?? {})).map((entry: string | { in: string }) =>
+      path.relative(cwd, path.resolve(cwd, typeof entry === 'string' ? entry : entry.in)).split(path.sep).join('/'),
+    ),
+  );
+  const entries = (metafile: any): BuiltScript[] =>
+    Object.entries(metafile.outputs)
+      .filter(([, output]: [string, any]) => configured.has(output.entryPoint))
+      .map(([file, output]: [string, any]) => ({ key: output.entryPoint, file: path.relative(outDir, path.resolve(cwd, file)).split(path.sep).join('/'), module: initial.format === 'esm' }));
+  build.onEnd(async (result: any) => {
+    if (result.errors.length || !result.metafile) return;
+    const nested: any = await instrumentedPass(() => build.esbuild.build({ ...initial, ...(initial.outdir ? { outdir: into } : { outfile: path.join(into, path.basename(initial.outfile)) }) }));
+    const instrumented = entries(nested.metafile).map((script) => ({ ...script, file: path.posix.relative(instrumentedDir(sampling), script.file) }));
+    finishSampledBuild(outDir, sampling, null, { plain: entries(result.metafile), instrumented });
+  });
 }

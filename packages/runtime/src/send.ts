@@ -15,6 +15,8 @@ export interface SendOptions {
   /** Travels with the trace (page, release…). */
   meta?: Record<string, string | number | boolean>;
   transport?: 'beacon' | 'fetch';
+  /** Gzip where the browser can (true by default). */
+  gzip?: boolean;
 }
 
 export interface SendResult {
@@ -30,10 +32,10 @@ export interface SendResult {
 const DEFAULT_MAX_BYTES = 64 * 1024;
 const MAX_HALVINGS = 12;
 
-async function encode(text: string): Promise<{ body: Uint8Array; gzip: boolean }> {
+async function encode(text: string, gzip: boolean): Promise<{ body: Uint8Array; gzip: boolean }> {
   const raw = new TextEncoder().encode(text);
   const Compression = (globalThis as any).CompressionStream;
-  if (typeof Compression !== 'function') return { body: raw, gzip: false };
+  if (!gzip || typeof Compression !== 'function') return { body: raw, gzip: false };
   const stream = new Blob([raw]).stream().pipeThrough(new Compression('gzip'));
   return { body: new Uint8Array(await new Response(stream).arrayBuffer()), gzip: true };
 }
@@ -46,10 +48,10 @@ function halved(trace: ProfilerTrace): ProfilerTrace {
 export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Promise<SendResult> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let fitted = trace;
-  let encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }));
+  let encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   for (let i = 0; encoded.body.length > maxBytes && i < MAX_HALVINGS && fitted.samples.length > 0; i++) {
     fitted = halved(fitted);
-    encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }));
+    encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   }
   const result: SendResult = { sent: false, bytes: encoded.body.length, gzip: encoded.gzip, transport: null, droppedSamples: trace.samples.length - fitted.samples.length };
   if (encoded.body.length > maxBytes) return { ...result, reason: `the trace needs ${encoded.body.length} bytes, more than ${maxBytes}` };

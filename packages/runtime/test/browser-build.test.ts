@@ -89,3 +89,8 @@ test('the browser builds are small (under 8.75 KB gzipped)', () => {
     expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(8.75 * 1024);
   }
 });
+
+// Only page loads the sampling snippet picks download the page-load build: the global build and sending.
+test('the page-load build is small (under 10 KB gzipped)', () => {
+  expect(zlib.gzipSync(fs.readFileSync(require.resolve('@jsprof/runtime/page-load')), { level: 9 }).length).toBeLessThan(10 * 1024);
+});

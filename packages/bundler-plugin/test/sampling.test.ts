@@ -1,0 +1,193 @@
+/**
+ * Sampled builds: the example app built by each bundler with `sampling: { rate: 0.3, send: '/traces' }`,
+ * loaded again and again in headless Chromium (no cross-origin isolation, no document policy). About
+ * 30% of page loads run the instrumented build and send a trace; every such load requests only the
+ * instrumented build's scripts, every other load exactly what the same app built without jsprof
+ * requests, and those files are byte for byte that build's.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SourceMaps, symbolicate, validateTrace } from '@jsprof/trace-tools';
+import type { ProfilerTrace } from '@jsprof/runtime';
+import { traceReceiver } from '../../cli/src/receive';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
+
+const BUILD = path.resolve(__dirname, '../../../fixtures/apps/browser-app/build.mjs');
+const BUNDLERS = ['vite', 'rollup', 'esbuild', 'webpack'] as const;
+const RATE = 0.3;
+const LOADS = 40;
+
+let root: string;
+let browser: Browser;
+
+function build(bundler: string, out: string, ...mode: string[]): void {
+  const run = spawnSync(process.execPath, [BUILD, bundler, out, ...mode], { encoding: 'utf8', timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`${bundler} ${mode.join(' ')}: ${run.stderr}`);
+}
+
+/** Every file under `dir` (paths relative to it), but those under `skip`. */
+function filesIn(dir: string, skip = ''): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile() && !(skip && f.startsWith(skip))).sort();
+}
+
+/** Serves `dir`; POSTs to /traces go to a trace receiver storing them in `<dir>.traces/`. */
+async function serve(dir: string): Promise<{ origin: string; server: http.Server; traces: string[] }> {
+  const traces: string[] = [];
+  const receive = traceReceiver({ dir: `${dir}.traces`, onTrace: (file) => traces.push(file) });
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    if (url.pathname === '/traces') return receive(req, res);
+    const file = path.join(dir, url.pathname.endsWith('/') ? `${url.pathname}index.html` : url.pathname);
+    if (!file.startsWith(dir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
+    const type = file.endsWith('.html') ? 'text/html' : file.endsWith('.json') ? 'application/json' : 'text/javascript';
+    res.writeHead(200, { 'content-type': type }).end(fs.readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, traces };
+}
+
+/** Loads the page at `url`, runs the app (its dynamic import included); the paths it requested, the HTML page's aside. */
+async function load(page: Page, url: string): Promise<string[]> {
+  const requested: string[] = [];
+  const onRequest = (request: { url(): string }) => requested.push(new URL(request.url()).pathname);
+  page.on('request', onRequest);
+  try {
+    await page.goto(url);
+    const value = await page.evaluate(`(async () => {
+      for (let i = 0; typeof summary !== 'function' && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      return summary(3, 40);
+    })()`);
+    expect(value).toEqual({ count: 3, mean: expect.any(Number), max: expect.any(Number) });
+  } finally {
+    page.off('request', onRequest);
+  }
+  return requested.filter((p) => !p.endsWith('/') && !p.endsWith('.html') && p !== '/traces');
+}
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !condition() && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-sampled-'));
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const sampledLoads: Record<string, number> = {};
+
+describe.each(BUNDLERS)('the app built by %s with sampling', (bundler) => {
+  let sampled: string;
+  let plain: string;
+
+  beforeAll(() => {
+    sampled = path.join(root, `${bundler}-sampled`);
+    plain = path.join(root, `${bundler}-plain`);
+    build(bundler, sampled, '--sampling', String(RATE));
+    build(bundler, plain, '--plain');
+  }, 240_000);
+
+  test('the plain build beside the instrumented one is the build without jsprof, byte for byte', () => {
+    const files = filesIn(plain).filter((f) => f !== 'index.html');
+    expect(files.length).toBeGreaterThan(2);
+    expect(filesIn(sampled, 'jsprof').filter((f) => f !== 'index.html')).toEqual(files);
+    for (const file of files) expect(fs.readFileSync(path.join(sampled, file)).equals(fs.readFileSync(path.join(plain, file)))).toBe(true);
+    // The instrumented build: the same entry and a chunk, each with its function table, and the page-load runtime.
+    const instrumented = filesIn(path.join(sampled, 'jsprof'));
+    expect(instrumented.filter((f) => f.endsWith('.js.jsprof.json')).length).toBeGreaterThanOrEqual(2);
+    expect(instrumented).toContainEqual(expect.stringMatching(/^jsprof\.page-load\.[0-9a-f]{8}\.js$/));
+  });
+
+  test(`loaded ${LOADS} times: sampled loads run only the instrumented build and send a trace naming the app's functions; the others run only the plain build`, async () => {
+    const served = await serve(sampled);
+    const plainServed = await serve(plain);
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
+    try {
+      const plainRequests = await load(page, `${plainServed.origin}/`);
+      expect(plainRequests.length).toBeGreaterThanOrEqual(2); // the entry and the chunk it imports on demand
+      let profiled = 0;
+      for (let i = 0; i < LOADS; i++) {
+        const requested = await load(page, `${served.origin}/`);
+        if (requested.some((p) => p.startsWith('/jsprof/'))) {
+          profiled++;
+          expect(requested.filter((p) => !p.startsWith('/jsprof/'))).toEqual([]);
+          expect(requested).toContainEqual(expect.stringMatching(/^\/jsprof\/jsprof\.page-load\.\w+\.js$/));
+        } else {
+          expect(requested.sort()).toEqual([...plainRequests].sort());
+        }
+      }
+      // The last page's trace goes when it is left.
+      await page.goto('about:blank');
+      await until(() => served.traces.length >= profiled, 5000);
+      expect(problems).toEqual([]);
+      expect(served.traces.length).toBe(profiled);
+      sampledLoads[bundler] = profiled;
+      expect(profiled).toBeGreaterThan(0);
+      expect(profiled).toBeLessThan(LOADS);
+
+      // Each trace: valid, of the instrumented build alone; together, symbolicated by its source maps, the app's functions.
+      const names = new Set<string>();
+      for (const file of served.traces) {
+        const { meta, trace } = JSON.parse(fs.readFileSync(file, 'utf8'));
+        expect(meta.page).toBe('/');
+        validateTrace(trace);
+        expect(trace.resources.filter((r: string) => !r.startsWith(`${served.origin}/jsprof/`))).toEqual([]);
+        const { trace: mapped } = symbolicate(trace as ProfilerTrace, new SourceMaps(sampled));
+        for (const sample of mapped.samples) {
+          for (let id = sample.stackId; id !== undefined; id = mapped.stacks[id].parentId) names.add(mapped.frames[mapped.stacks[id].frameId].name);
+        }
+      }
+      expect([...names]).toEqual(expect.arrayContaining(['run', 'countPrimes']));
+    } finally {
+      await page.close();
+      served.server.close();
+      plainServed.server.close();
+    }
+  }, 120_000);
+
+  test('a page load the snippet picks, left open: its trace is sent when its duration is up, with the names the function tables give', async () => {
+    const served = await serve(sampled);
+    const page = await browser.newPage();
+    try {
+      await load(page, `${served.origin}/?jsprof-sample=1`);
+      await until(() => served.traces.length > 0, 5000);
+      expect(served.traces.length).toBe(1);
+      const { trace } = JSON.parse(fs.readFileSync(served.traces[0], 'utf8'));
+      const names = new Set(trace.frames.map((f: { name: string }) => f.name));
+      expect([...names]).toEqual(expect.arrayContaining(['run', 'countPrimes']));
+    } finally {
+      await page.close();
+      served.server.close();
+    }
+  }, 60_000);
+});
+
+test('bad sampling options fail when the config loads, with what was wrong', () => {
+  const { JsprofWebpackPlugin, jsprofUnplugin } = require('../src');
+  for (const make of [(o: object) => new JsprofWebpackPlugin(o), (o: object) => jsprofUnplugin.rollup(o)]) {
+    expect(() => make({ sampling: { rate: 30 } })).toThrow(/sampling\.rate must be a number from 0 to 1 \(got 30\)/);
+    expect(() => make({ sampling: 0.3 })).toThrow(/`sampling` must be an object/);
+    for (const dir of ['../up', '/abs', 'a/./b', '']) expect(() => make({ sampling: { rate: 0.1, dir } })).toThrow(/sampling\.dir must be a folder inside the output directory/);
+    expect(() => make({ sampling: { rate: 0.1, dir: 'profiled/v2' } })).not.toThrow();
+  }
+});
+
+test(`over every bundler, about ${RATE * 100}% of page loads are profiled`, () => {
+  // 160 loads: 48 expected, standard deviation 5.8; four of them either side.
+  const loads = BUNDLERS.length * LOADS;
+  const profiled = BUNDLERS.reduce((sum, b) => sum + (sampledLoads[b] ?? NaN), 0);
+  expect(profiled / loads).toBeGreaterThan(RATE - 4 * Math.sqrt((RATE * (1 - RATE)) / loads));
+  expect(profiled / loads).toBeLessThan(RATE + 4 * Math.sqrt((RATE * (1 - RATE)) / loads));
+});

@@ -1,0 +1,157 @@
+/**
+ * The sampling snippet and the page-load runtime it loads, in headless Chromium: the snippet runs
+ * under a Content-Security-Policy that allows it by its hash; a picked page load gets the runtime
+ * before the page's scripts (classic and module, in the page's order) and sends its trace, gzipped
+ * when its duration is up, as plain JSON when the page is left sooner; a page load not picked
+ * requests nothing of jsprof's.
+ */
+import * as http from 'node:http';
+import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { samplingSnippet } from '../src/snippet';
+import { BUSY_SCRIPT } from './helpers';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
+
+const RUNTIME = fs.readFileSync(require.resolve('@jsprof/runtime/page-load'), 'utf8');
+
+/** Each script notes what it saw of jsprof when it ran. */
+const note = (name: string) => `(self.ran ||= []).push([${JSON.stringify(name)}, typeof jsprof]);`;
+const FILES: Record<string, string> = {
+  '/rt.js': RUNTIME,
+  '/plain/app.js': note('plain app'),
+  '/plain/mod.mjs': note('plain module'),
+  '/instrumented/app.js': `${BUSY_SCRIPT}\n${note('instrumented app')}`,
+  '/instrumented/mod.mjs': note('instrumented module'),
+};
+
+function page(profile: object, csp?: boolean): { html: string; csp: string } {
+  const snippet = samplingSnippet({
+    rate: 0,
+    runtime: '/rt.js',
+    scripts: [
+      { plain: '/plain/app.js', instrumented: '/instrumented/app.js' },
+      { plain: '/plain/mod.mjs', instrumented: '/instrumented/mod.mjs', module: true },
+    ],
+    profile,
+  });
+  return { html: `<!doctype html><head><link rel="icon" href="data:,">${snippet.html}</head>`, csp: csp ? snippet.csp : '' };
+}
+
+let server: http.Server;
+let origin: string;
+let browser: Browser;
+const requests: string[] = [];
+const bodies: Buffer[] = [];
+const PAGES: Record<string, { html: string; csp: string }> = {
+  '/short': page({ duration: 300, send: '/traces', meta: { release: '</script>' } }, true),
+  '/long': page({ duration: 60_000, send: '/traces' }),
+  '/unsent': page({ duration: 300 }),
+};
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    requests.push(url.pathname);
+    if (url.pathname === '/traces') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks));
+        res.writeHead(204).end();
+      });
+      return;
+    }
+    const html = PAGES[url.pathname];
+    if (html) return void res.writeHead(200, { 'content-type': 'text/html', ...(html.csp ? { 'content-security-policy': `script-src 'self' ${html.csp}` } : {}) }).end(html.html);
+    const body = FILES[url.pathname];
+    if (body === undefined) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/javascript' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+async function open(path: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => problems.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(e.message));
+  requests.length = 0;
+  bodies.length = 0;
+  await page.goto(`${origin}${path}`);
+  await page.waitForFunction('self.ran && self.ran.length === 2');
+  return { page, problems };
+}
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !condition() && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+test('a page load not picked runs the plain scripts in order and requests nothing of jsprof', async () => {
+  const { page, problems } = await open('/short?jsprof-sample=0');
+  expect(await page.evaluate('self.ran')).toEqual([
+    ['plain app', 'undefined'],
+    ['plain module', 'undefined'],
+  ]);
+  await page.close();
+  expect(requests.filter((r) => r !== '/short').sort()).toEqual(['/plain/app.js', '/plain/mod.mjs']);
+  expect(problems).toEqual([]);
+});
+
+test('a picked page load, under a CSP that allows the snippet by its hash: the runtime first, then the instrumented scripts in order; the trace is sent gzipped when its duration is up', async () => {
+  const { page, problems } = await open('/short?jsprof-sample=1');
+  expect(await page.evaluate('self.ran')).toEqual([
+    ['instrumented app', 'object'],
+    ['instrumented module', 'object'],
+  ]);
+  await page.evaluate('busy(150)');
+  const trace: any = await page.evaluate('jsprof.pageLoadTrace');
+  await until(() => bodies.length > 0, 3000);
+  await page.close();
+  expect(requests.filter((r) => r !== '/short' && r !== '/traces').sort()).toEqual(['/instrumented/app.js', '/instrumented/mod.mjs', '/rt.js']);
+  expect(problems).toEqual([]);
+  expect(trace.samples.length).toBeGreaterThan(5);
+  expect(bodies.length).toBe(1);
+  expect(bodies[0].subarray(0, 2).toString('hex')).toBe('1f8b');
+  const sent = JSON.parse(zlib.gunzipSync(bodies[0]).toString('utf8'));
+  expect(sent.meta).toEqual({ page: '/short', release: '</script>' });
+  const names = sent.trace.frames.map((f: { name: string }) => f.name);
+  expect(names).toContain('busy');
+});
+
+test('a picked page load left before its duration is up sends its trace as it goes, as plain JSON', async () => {
+  const { page } = await open('/long?jsprof-sample=1');
+  await page.evaluate('busy(150)');
+  await page.goto('about:blank');
+  await until(() => bodies.length > 0, 3000);
+  await page.close();
+  expect(bodies.length).toBe(1);
+  const sent = JSON.parse(bodies[0].toString('utf8'));
+  expect(sent.meta).toEqual({ page: '/long' });
+  expect(sent.trace.samples.length).toBeGreaterThan(5);
+});
+
+test('without `send`, the trace is only jsprof.pageLoadTrace', async () => {
+  const { page } = await open('/unsent?jsprof-sample=1');
+  await page.evaluate('busy(100)');
+  const trace: any = await page.evaluate('jsprof.pageLoadTrace');
+  await page.close();
+  expect(trace.samples.length).toBeGreaterThan(3);
+  expect(bodies).toEqual([]);
+});
+
+test('the snippet refuses a rate outside 0 to 1 and a page without scripts', () => {
+  const scripts = [{ plain: '/a.js', instrumented: '/jsprof/a.js' }];
+  for (const rate of [-0.1, 1.5, NaN, '0.3' as unknown as number]) expect(() => samplingSnippet({ rate, runtime: '/rt.js', scripts })).toThrow(/rate must be a number from 0 to 1/);
+  expect(() => samplingSnippet({ rate: 0.5, runtime: '/rt.js', scripts: [] })).toThrow(/needs the scripts/);
+  // Nothing in its configuration can end the script element.
+  expect(samplingSnippet({ rate: 0.5, runtime: '/rt.js', scripts, profile: { meta: { x: '</script><script>alert(1)</script>' } } }).html.match(/<\/script>/g)).toHaveLength(1);
+});
