@@ -6,10 +6,9 @@
  * snippet (@jsprof/runtime/snippet) in place of its script and module-preload tags, and
  * `<dir>/snippet.html` has the snippet for the build's entry scripts, for pages the build does not write.
  */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PageLoadOptions, SnippetScript, samplingSnippet } from '@jsprof/runtime/snippet';
+import { PageLoadOptions, PageScriptTag, SnippetScript, pageLoadRuntime, samplingSnippet, scriptTagsOf, snippetElement, withSamplingSnippet } from '@jsprof/runtime/snippet';
 
 export interface SamplingOptions extends PageLoadOptions {
   /** The fraction of page loads that run the instrumented build and are profiled, 0 to 1. */
@@ -61,22 +60,19 @@ export async function instrumentedPass<T>(build: () => Promise<T>): Promise<T> {
  */
 export function finishSampledBuild(outDir: string, sampling: SamplingOptions, base: string | null, entries: { plain: BuiltScript[]; instrumented: BuiltScript[] }): void {
   const dir = instrumentedDir(sampling);
-  const runtimeCode = fs.readFileSync(require.resolve('@jsprof/runtime/page-load'));
-  const runtimeFile = `${dir}/jsprof.page-load.${createHash('sha256').update(runtimeCode).digest('hex').slice(0, 8)}.js`;
-  fs.writeFileSync(path.join(outDir, runtimeFile), runtimeCode);
+  const runtime = pageLoadRuntime();
+  const runtimeFile = `${dir}/${runtime.fileName}`;
+  fs.writeFileSync(path.join(outDir, runtimeFile), runtime.code);
 
   const { rate, dir: _, ...profile } = sampling;
   const urlOf = (file: string, page: string) => (base !== null ? base + file : path.posix.relative(path.posix.dirname(page), file) || '.');
-  const snippetFor = (page: string, scripts: SnippetScript[], preloads: SnippetScript[] = []) => {
-    const snippet = samplingSnippet({ rate, runtime: urlOf(runtimeFile, page), scripts, preloads, profile });
-    return `<!-- jsprof: the sampling snippet (Content-Security-Policy script-src ${snippet.csp}) -->\n${snippet.html}`;
-  };
 
   for (const page of pagesIn(outDir, dir)) {
     const copy = path.join(outDir, dir, page);
     if (!fs.existsSync(copy)) continue;
     const file = path.join(outDir, page);
-    fs.writeFileSync(file, withSnippet(fs.readFileSync(file, 'utf8'), fs.readFileSync(copy, 'utf8'), page, dir, snippetFor));
+    const html = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, withSamplingSnippet(html, pairedTags(html, fs.readFileSync(copy, 'utf8'), page, dir), { rate, runtime: urlOf(runtimeFile, page), profile }));
     fs.rmSync(copy);
   }
 
@@ -85,7 +81,7 @@ export function finishSampledBuild(outDir: string, sampling: SamplingOptions, ba
     if (!instrumented) throw new Error(`jsprof: the instrumented build has no script for ${plain.file}`);
     return { plain: urlOf(plain.file, 'index.html'), instrumented: urlOf(`${dir}/${instrumented.file}`, 'index.html'), module: plain.module };
   });
-  if (scripts.length) fs.writeFileSync(path.join(outDir, dir, 'snippet.html'), `${snippetFor('index.html', scripts)}\n`);
+  if (scripts.length) fs.writeFileSync(path.join(outDir, dir, 'snippet.html'), `${snippetElement(samplingSnippet({ rate, runtime: urlOf(runtimeFile, 'index.html'), scripts, profile }))}\n`);
 }
 
 /** The HTML files of the plain build (paths relative to its directory, with `/`), not those of the instrumented one. */
@@ -102,48 +98,15 @@ function pagesIn(outDir: string, dir: string): string[] {
   return pages;
 }
 
-interface Tag {
-  start: number;
-  end: number;
-  preload: boolean;
-  url: string;
-  module: boolean;
-  crossOrigin?: string;
-}
-
-const TAGS = /<script\b[^>]*>\s*<\/script\s*>|<link\b[^>]*>/gi;
-const ATTRIBUTES = /\s([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-
-/** The page's `<script src>` and `<link rel="modulepreload">` tags, in order. */
-function tagsOf(html: string): Tag[] {
-  const tags: Tag[] = [];
-  for (const match of html.matchAll(TAGS)) {
-    const open = match[0].slice(0, match[0].indexOf('>') + 1);
-    const attributes = new Map<string, string>();
-    for (const a of open.matchAll(ATTRIBUTES)) attributes.set(a[1].toLowerCase(), a[2] ?? a[3] ?? a[4] ?? '');
-    const preload = open.toLowerCase().startsWith('<link');
-    const url = attributes.get(preload ? 'href' : 'src');
-    if (url === undefined || (preload && attributes.get('rel')?.toLowerCase() !== 'modulepreload')) continue;
-    tags.push({ start: match.index!, end: match.index! + match[0].length, preload, url, module: preload || attributes.get('type') === 'module', crossOrigin: attributes.get('crossorigin') });
-  }
-  return tags;
-}
-
 /**
- * The plain page with the snippet where its first tag of the build was and its other tags of the
- * build gone. The instrumented build's copy of the page pairs them: tags that differ are the build's
- * (relative URLs in the copy are rebased to the plain page's place); tags that do not stay.
+ * The plain page with the snippet in place of its tags of the build. The instrumented build's copy of
+ * the page pairs them: tags that differ are the build's (relative URLs in the copy are rebased to the
+ * plain page's place); tags that do not stay.
  */
-function withSnippet(plainHtml: string, instrumentedHtml: string, page: string, dir: string, snippetFor: (page: string, scripts: SnippetScript[], preloads: SnippetScript[]) => string): string {
-  const plain = tagsOf(plainHtml);
-  const instrumented = tagsOf(instrumentedHtml);
+function pairedTags(plainHtml: string, instrumentedHtml: string, page: string, dir: string): { tag: PageScriptTag; instrumented: string }[] {
+  const plain = scriptTagsOf(plainHtml);
+  const instrumented = scriptTagsOf(instrumentedHtml);
   if (plain.length !== instrumented.length) throw new Error(`jsprof: ${page} and its instrumented build's copy do not load the same number of scripts (${plain.length} and ${instrumented.length})`);
   const rebase = (url: string) => (/^([a-z][a-z\d+.-]*:|\/)/i.test(url) ? url : path.posix.relative(path.posix.dirname(page), path.posix.join(dir, path.posix.dirname(page), url)));
-  const ours = plain.map((tag, i) => ({ tag, instrumented: rebase(instrumented[i].url) })).filter(({ tag, instrumented }) => instrumented !== tag.url);
-  if (!ours.length) return plainHtml;
-  const entry = ({ tag, instrumented }: (typeof ours)[number]): SnippetScript => ({ plain: tag.url, instrumented, module: tag.module, crossOrigin: tag.crossOrigin });
-  const snippet = snippetFor(page, ours.filter((o) => !o.tag.preload).map(entry), ours.filter((o) => o.tag.preload).map(entry));
-  let html = plainHtml;
-  for (const [i, { tag }] of [...ours.entries()].reverse()) html = html.slice(0, tag.start) + (i === 0 ? snippet : '') + html.slice(tag.end);
-  return html;
+  return plain.map((tag, i) => ({ tag, instrumented: rebase(instrumented[i].url) })).filter(({ tag, instrumented }) => instrumented !== tag.url);
 }

@@ -12,6 +12,7 @@ import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTR
 import { OptionsError, PlacementOptions } from '@jsprof/policy';
 import { describeFsError, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
+import { SampledPagesOptions, addSamplingSnippets } from './sampled-pages';
 
 export interface BundleOptions {
   outDir?: string;
@@ -23,6 +24,8 @@ export interface BundleOptions {
   /** Write each output's function table beside it (`<file>.jsprof.json`), for browsers' runtimes. */
   functionTable: boolean;
   json: boolean;
+  /** Make the directories given sampled builds: their pages get the sampling snippet (sampled-pages.ts). */
+  sampling?: SampledPagesOptions;
 }
 
 export interface FileReport {
@@ -47,9 +50,22 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     process.stderr.write('jsprof: give exactly one of --out-dir DIR and --in-place\n');
     return 2;
   }
+  const outDir = options.outDir ? path.resolve(options.outDir) : null;
+  const directories = inputs.map((i) => path.resolve(i)).filter((i) => fs.statSync(i, { throwIfNoEntry: false })?.isDirectory());
+  if (options.sampling) {
+    const usage = !outDir
+      ? '--sampling needs --out-dir: the files given stay as they are, the instrumented copies go beside them'
+      : !directories.length
+        ? '--sampling puts the snippet in the pages under the directories given: name a directory'
+        : directories.filter((d) => !outDir.startsWith(d + path.sep)).map((d) => `with --sampling, --out-dir must be inside ${path.relative(process.cwd(), d) || d}: it is deployed with it`)[0];
+    if (usage) {
+      process.stderr.write(`jsprof: ${usage}\n`);
+      return 2;
+    }
+  }
   let files: { file: string; relative: string }[];
   try {
-    files = collect(inputs, options.outDir ? path.resolve(options.outDir) : null);
+    files = collect(inputs, outDir);
   } catch (error) {
     process.stderr.write(printableLines(`jsprof: ${(error as Error).message}\n`));
     return 1;
@@ -58,7 +74,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     process.stderr.write('jsprof: no .js, .mjs or .cjs files in the given paths\n');
     return 1;
   }
-  const outputs = files.map((f) => (options.inPlace ? f.file : path.resolve(options.outDir!, f.relative)));
+  const outputs = files.map((f) => (options.inPlace ? f.file : path.resolve(outDir!, f.relative)));
   const duplicate = outputs.find((o, i) => outputs.indexOf(o) !== i);
   if (duplicate) {
     process.stderr.write(`jsprof: two inputs would be written to ${duplicate}\n`);
@@ -79,15 +95,28 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   if (progress) process.stderr.write('\r\x1b[K');
 
   const failed = reports.filter((r) => r.error).length;
+  let pages: string[] | undefined;
+  let pagesError: string | undefined;
+  if (options.sampling) {
+    // A sampled page load must run the instrumented copy of every script it loads.
+    if (failed) pagesError = '--sampling: no page changed, because a file failed';
+    else {
+      const copies = new Map(files.map((f, i) => [f.file, outputs[i]]));
+      pages = directories.flatMap((d) => addSamplingSnippets(d, outDir!, copies, options.sampling!).map((page) => path.relative(process.cwd(), path.join(d, page))));
+      if (!pages.length) pagesError = `--sampling: no page under ${directories.map((d) => path.relative(process.cwd(), d) || d).join(', ')} loads an instrumented script`;
+    }
+  }
+  if (pagesError) process.stderr.write(`jsprof: ${pagesError}\n`);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ files: reports }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ files: reports, ...(pages && { pages }) }, null, 2)}\n`);
   } else {
     const instrumented = reports.reduce((n, r) => n + r.instrumented, 0);
     const functions = reports.reduce((n, r) => n + r.functions, 0);
     const done = reports.length - failed;
     process.stderr.write(`jsprof: instrumented ${instrumented} of ${functions} functions in ${done} file${done === 1 ? '' : 's'}${failed ? `; ${failed} failed` : ''}\n`);
+    if (pages?.length) process.stderr.write(`jsprof: the sampling snippet is in ${pages.join(', ')}\n`);
   }
-  return failed ? 1 : 0;
+  return failed || pagesError ? 1 : 0;
 }
 
 /**

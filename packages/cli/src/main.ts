@@ -20,6 +20,12 @@ function wholeNumber(name: string, min: number) {
   };
 }
 
+function rate(value: string) {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1 (the fraction of page loads profiled).');
+  return n;
+}
+
 function nonNegative(value: string) {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0.');
@@ -46,7 +52,8 @@ export async function main(argv: string[]): Promise<number> {
     .description('The JS Self-Profiling API for every JavaScript engine.')
     .version(require('../package.json').version)
     .showHelpAfterError()
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    .exitOverride(); // before the commands are made, so that they inherit it
 
   let exitCode = 0;
   withPlacementOptions(program.command('run'))
@@ -78,12 +85,20 @@ export async function main(argv: string[]): Promise<number> {
     .option('--in-place', 'replace the files (atomically)')
     .option('--source-map', 'write a source map even for files that have none (files with one always get a chained map)')
     .option('--no-function-table', 'do not write <file>.jsprof.json beside each output (the table of its functions, which browsers\' runtimes fetch when a profiler stops, to name and place frames as Chromium does)')
-    .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}]} to stdout')
+    .option('--sampling <rate>', 'with --out-dir inside the directory given: put the sampling snippet in its pages, so that this fraction of page loads (0 to 1) runs the instrumented copies and is profiled, the others the files as they are', rate)
+    .option('--send <url>', 'with --sampling: where sampled page loads send their traces')
+    .option('--base <path>', 'with --sampling: the URL path the directory is served at, for pages that name scripts by absolute path', '/')
+    .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}], "pages": [...]} to stdout')
     .addHelpText(
       'after',
-      '\nThe code reaches the runtime through globalThis.__jsprof (load @jsprof/runtime first) and runs unchanged without it.\nExit status: 0 when every file was instrumented or left as it was, 1 when one failed (it is left untouched).',
+      '\nThe code reaches the runtime through globalThis.__jsprof (load @jsprof/runtime first) and runs unchanged without it.\nExit status: 0 when every file was instrumented or left as it was, 1 when one failed (it is left untouched), 2 for bad usage.',
     )
     .action((paths: string[], opts) => {
+      if (opts.sampling === undefined && (opts.send !== undefined || opts.base !== '/')) {
+        process.stderr.write('jsprof: --send and --base go with --sampling\n');
+        exitCode = 2;
+        return;
+      }
       exitCode = instrumentFiles(paths, {
         outDir: opts.outDir,
         inPlace: !!opts.inPlace,
@@ -91,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
         sourceMap: !!opts.sourceMap,
         functionTable: opts.functionTable !== false,
         json: !!opts.json,
+        sampling: opts.sampling === undefined ? undefined : { rate: opts.sampling, send: opts.send, base: opts.base.endsWith('/') ? opts.base : `${opts.base}/` },
       });
     });
 
@@ -103,11 +119,12 @@ export async function main(argv: string[]): Promise<number> {
   addAggregateCommand(program, setExitCode);
   addCacheCommand(program, setExitCode);
 
-  program.exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error: any) {
     if (error?.code === 'commander.helpDisplayed' || error?.code === 'commander.version' || error?.code === 'commander.help') return 0;
+    // Bad usage (an unknown option, an invalid argument…): commander has said what; exit status 2.
+    if (typeof error?.code === 'string' && error.code.startsWith('commander.')) return 2;
     if (error?.exitCode !== undefined) return error.exitCode;
     process.stderr.write(printableLines(`jsprof: ${error?.message ?? error}\n`));
     return 1;

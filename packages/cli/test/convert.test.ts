@@ -209,7 +209,7 @@ describe('inputs and output names', () => {
   });
 });
 
-describe('errors: one line, exit status 1, nothing written; outputs', () => {
+describe('errors: one line, exit status 1 (2 for bad usage), nothing written; outputs', () => {
   const bad = path.join(dir, 'bad');
 
   beforeAll(() => {
@@ -228,7 +228,7 @@ describe('errors: one line, exit status 1, nothing written; outputs', () => {
   ])('%s', (_, args, message) => {
     const before = fs.readdirSync(bad).sort();
     const result = jsprof(['convert', ...args]);
-    expect([result.status, result.stdout]).toEqual([1, '']);
+    expect([result.status, result.stdout]).toEqual([args.includes('pprof') ? 2 : 1, '']);
     expect(result.stderr).toMatch(message);
     expect(fs.readdirSync(bad).sort()).toEqual(before);
   });

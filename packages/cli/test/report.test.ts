@@ -109,10 +109,10 @@ describe('errors: one line, exit status 1, no stack trace', () => {
     expect(r.stderr).toMatch(message);
   });
 
-  test('a bad option', () => {
+  test('a bad option: exit status 2', () => {
     for (const args of [['--view', 'sideways'], ['--top', '0'], ['--min-share', 'lots'], ['--json', '--html', 'x.html']]) {
       const r = jsprof(['report', ...args, tracePath]);
-      expect(r.status).toBe(1);
+      expect(r.status).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }

@@ -6,6 +6,8 @@
  * It stands in the page where the build's `<script>` and `<link rel="modulepreload">` tags were.
  */
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { PageLoadOptions } from './page-load';
 
 export type { PageLoadOptions } from './page-load';
@@ -78,4 +80,57 @@ export function samplingSnippet(options: SnippetOptions): { html: string; csp: s
   // Indentation dropped (the function has no multi-line strings); `<` escaped, so no URL or meta can end the script element early.
   const code = `(${chooseBuild.toString().replace(/\n\s*/g, '\n')})(${JSON.stringify(config).replace(/</g, '\\u003c')});`;
   return { html: `<script>${code}</script>`, csp: `'sha256-${createHash('sha256').update(code).digest('base64')}'` };
+}
+
+/** A `<script src>` or `<link rel="modulepreload">` tag of a page, where it is in the page's text. */
+export interface PageScriptTag {
+  start: number;
+  end: number;
+  preload: boolean;
+  url: string;
+  module: boolean;
+  crossOrigin?: string;
+}
+
+const TAGS = /<script\b[^>]*>\s*<\/script\s*>|<link\b[^>]*>/gi;
+const ATTRIBUTES = /\s([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+
+/** The page's `<script src>` and `<link rel="modulepreload">` tags, in order. */
+export function scriptTagsOf(html: string): PageScriptTag[] {
+  const tags: PageScriptTag[] = [];
+  for (const match of html.matchAll(TAGS)) {
+    const open = match[0].slice(0, match[0].indexOf('>') + 1);
+    const attributes = new Map<string, string>();
+    for (const a of open.matchAll(ATTRIBUTES)) attributes.set(a[1].toLowerCase(), a[2] ?? a[3] ?? a[4] ?? '');
+    const preload = open.toLowerCase().startsWith('<link');
+    const url = attributes.get(preload ? 'href' : 'src');
+    if (url === undefined || (preload && attributes.get('rel')?.toLowerCase() !== 'modulepreload')) continue;
+    tags.push({ start: match.index!, end: match.index! + match[0].length, preload, url, module: preload || attributes.get('type') === 'module', crossOrigin: attributes.get('crossorigin') });
+  }
+  return tags;
+}
+
+/**
+ * The page with the snippet where the first of `tags` was and the others gone; each tag paired with
+ * the URL of its instrumented copy, as the page refers to it.
+ */
+export function withSamplingSnippet(html: string, tags: { tag: PageScriptTag; instrumented: string }[], options: Omit<SnippetOptions, 'scripts' | 'preloads'>): string {
+  if (!tags.length) return html;
+  const entry = ({ tag, instrumented }: { tag: PageScriptTag; instrumented: string }): SnippetScript => ({ plain: tag.url, instrumented, module: tag.module, crossOrigin: tag.crossOrigin });
+  const snippet = samplingSnippet({ ...options, scripts: tags.filter((t) => !t.tag.preload).map(entry), preloads: tags.filter((t) => t.tag.preload).map(entry) });
+  const sorted = [...tags].sort((a, b) => a.tag.start - b.tag.start);
+  let out = html;
+  for (let i = sorted.length - 1; i >= 0; i--) out = out.slice(0, sorted[i].tag.start) + (i === 0 ? snippetElement(snippet) : '') + out.slice(sorted[i].tag.end);
+  return out;
+}
+
+/** The snippet's element, after a comment giving the Content-Security-Policy source that allows it. */
+export function snippetElement(snippet: { html: string; csp: string }): string {
+  return `<!-- jsprof: the sampling snippet (Content-Security-Policy script-src ${snippet.csp}) -->\n${snippet.html}`;
+}
+
+/** The page-load runtime (`@jsprof/runtime/page-load`) and the name to deploy it under, with a hash of its content. */
+export function pageLoadRuntime(): { fileName: string; code: Buffer } {
+  const code = fs.readFileSync(path.join(__dirname, 'browser', 'jsprof.page-load.js'));
+  return { fileName: `jsprof.page-load.${createHash('sha256').update(code).digest('hex').slice(0, 8)}.js`, code };
 }

@@ -1,0 +1,75 @@
+/**
+ * `jsprof instrument <dir> --out-dir <dir>/jsprof --sampling <rate>`: a prebuilt site made a sampled
+ * build, as the bundler plugins' `sampling` option makes one. The instrumented copies are in the
+ * output directory, with the page-load runtime; each page under the directory that loads scripts
+ * that were instrumented gets the sampling snippet (@jsprof/runtime/snippet) in place of their tags.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { PageScriptTag, pageLoadRuntime, scriptTagsOf, withSamplingSnippet } from '@jsprof/runtime/snippet';
+import { writeAtomic } from './files';
+
+export interface SampledPagesOptions {
+  rate: number;
+  /** The URL path the directory is served at, for pages that name scripts by absolute path: `/` by default. */
+  base: string;
+  /** Where sampled page loads send their traces. */
+  send?: string;
+}
+
+/**
+ * Puts the snippet in the pages under `dir` that load any of `copies` (input file → its instrumented
+ * copy, absolute paths), the runtime in `outDir`. Returns the pages changed, relative to `dir`.
+ */
+export function addSamplingSnippets(dir: string, outDir: string, copies: Map<string, string>, options: SampledPagesOptions): string[] {
+  const runtime = pageLoadRuntime();
+  const runtimeFile = path.join(outDir, runtime.fileName);
+  const changed: string[] = [];
+  for (const page of pagesUnder(dir, outDir)) {
+    const html = fs.readFileSync(page, 'utf8');
+    const urls = urlsFor(dir, page, options.base);
+    const tags: { tag: PageScriptTag; instrumented: string }[] = [];
+    for (const tag of scriptTagsOf(html)) {
+      const file = urls.fileOf(tag.url);
+      const copy = file === null ? undefined : copies.get(file);
+      if (copy) tags.push({ tag, instrumented: urls.urlOf(copy, tag.url.startsWith('/')) });
+    }
+    if (!tags.length) continue;
+    if (!changed.length) writeAtomic(runtimeFile, runtime.code.toString('utf8'));
+    const profile = options.send ? { send: options.send } : {};
+    writeAtomic(page, withSamplingSnippet(html, tags, { rate: options.rate, runtime: urls.urlOf(runtimeFile, tags[0].tag.url.startsWith('/')), profile }));
+    changed.push(path.relative(dir, page));
+  }
+  return changed;
+}
+
+/** How a page under `dir` names files: relative to itself, or by absolute path under `base`. */
+function urlsFor(dir: string, page: string, base: string) {
+  const posix = (p: string) => p.split(path.sep).join('/');
+  return {
+    /** The file a script URL of the page names, if it is under `dir`. */
+    fileOf(url: string): string | null {
+      const bare = url.replace(/[?#].*$/, '');
+      if (/^[a-z][a-z\d+.-]*:|^\/\//i.test(bare)) return null;
+      if (bare.startsWith('/')) return bare.startsWith(base) ? path.join(dir, decodeURIComponent(bare.slice(base.length))) : null;
+      return path.resolve(path.dirname(page), decodeURIComponent(bare));
+    },
+    urlOf(file: string, absolute: boolean): string {
+      return absolute ? base + posix(path.relative(dir, file)) : posix(path.relative(path.dirname(page), file));
+    },
+  };
+}
+
+/** The HTML files under `dir`, not in the output directory or node_modules. */
+function pagesUnder(dir: string, outDir: string): string[] {
+  const pages: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const child = path.join(at, entry.name);
+      if (entry.isDirectory() && child !== outDir && entry.name !== 'node_modules' && entry.name !== '.git') walk(child);
+      else if (entry.isFile() && /\.html?$/i.test(entry.name)) pages.push(child);
+    }
+  };
+  walk(dir);
+  return pages;
+}

@@ -1,0 +1,168 @@
+/**
+ * `jsprof instrument <site> --out-dir <site>/jsprof --sampling <rate>`: a prebuilt site made a sampled
+ * build. The site's pages get the sampling snippet in place of the tags of scripts that were
+ * instrumented (absolute and relative URLs, module preloads; other origins' scripts stay); loaded in
+ * Chromium, a sampled load runs only the instrumented copies and sends a trace, an unsampled one only
+ * the files as they were.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { jsprof, tempDir } from './helpers';
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
+
+const BUSY = `export function busy(ms) {
+  const end = performance.now() + ms;
+  let total = 0;
+  while (performance.now() < end) {
+    for (let i = 0; i < 1000; i++) total += Math.sqrt(i);
+  }
+  return total;
+}
+`;
+
+const SITE: Record<string, string> = {
+  'index.html': `<!doctype html><html><head><link rel="icon" href="data:,">
+<link rel="modulepreload" href="/assets/busy.js">
+<script src="vendor/tick.js"></script>
+<script src="https://cdn.example/other.js" async></script>
+</head><body><script type="module" src="/assets/main.js"></script></body></html>
+`,
+  'sub/page.html': '<!doctype html><script type="module" src="../assets/main.js"></script>\n',
+  'about.html': '<!doctype html><p>no scripts</p>\n',
+  'assets/main.js': `import { busy } from './busy.js';\nwindow.ticks = window.ticks || [];\nwindow.work = (ms) => busy(ms);\nwindow.ready = true;\n`,
+  'assets/busy.js': BUSY,
+  'vendor/tick.js': `window.ticks = [];\nfunction tick(name) {\n  let n = 0;\n  for (let i = 0; i < 10; i++) n += i;\n  window.ticks.push(name + n);\n}\ntick('vendor');\n`,
+};
+
+function site(): string {
+  const dir = tempDir('jsprof-site-');
+  for (const [file, text] of Object.entries(SITE)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+test('the pages of the site get the snippet in place of the tags of instrumented scripts; the files given stay as they are', () => {
+  const dir = site();
+  const run = jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0.25', '--send', '/traces', '--json']);
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  expect(JSON.parse(run.stdout).pages.map((p: string) => path.relative(dir, path.resolve(p))).sort()).toEqual(['index.html', path.join('sub', 'page.html')]);
+  for (const file of Object.keys(SITE).filter((f) => f.endsWith('.js'))) expect(fs.readFileSync(path.join(dir, file), 'utf8')).toBe(SITE[file]);
+  expect(fs.readFileSync(path.join(dir, 'about.html'), 'utf8')).toBe(SITE['about.html']);
+  const runtime = fs.readdirSync(path.join(dir, 'jsprof')).find((f) => /^jsprof\.page-load\.[0-9a-f]{8}\.js$/.test(f));
+  expect(runtime).toBeDefined();
+
+  const index = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  expect(index).toContain('<script src="https://cdn.example/other.js" async></script>');
+  expect(index).not.toMatch(/src="(vendor|\/assets)|<link[^>]*modulepreload/);
+  const config = (html: string) => JSON.parse(/\}\)\((\{.*\})\);<\/script>/.exec(html)![1]);
+  expect(config(index)).toEqual({
+    rate: 0.25,
+    runtime: `/jsprof/${runtime}`,
+    scripts: [
+      ['vendor/tick.js', 'jsprof/vendor/tick.js', 0, null],
+      ['/assets/main.js', '/jsprof/assets/main.js', 1, null],
+    ],
+    preloads: [['/assets/busy.js', '/jsprof/assets/busy.js', 1, null]],
+    profile: { send: '/traces' },
+  });
+  expect(config(fs.readFileSync(path.join(dir, 'sub/page.html'), 'utf8')).scripts).toEqual([['../assets/main.js', '../jsprof/assets/main.js', 1, null]]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('bad usage is refused before anything is written (exit 2); a site whose pages load no instrumented script fails (exit 1)', () => {
+  const dir = site();
+  const cases: [string[], RegExp][] = [
+    [['--in-place', '--sampling', '0.1'], /--sampling needs --out-dir/],
+    [['--out-dir', path.join(path.dirname(dir), `${path.basename(dir)}-out`), '--sampling', '0.1'], /--out-dir must be inside/],
+    [['--out-dir', path.join(dir, 'jsprof'), '--sampling', '1.5'], /must be a number from 0 to 1/],
+    [['--out-dir', path.join(dir, 'jsprof'), '--send', '/t'], /--send and --base go with --sampling/],
+  ];
+  for (const [args, message] of cases) {
+    const run = jsprof(['instrument', dir, ...args]);
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(2);
+  }
+  expect(fs.existsSync(path.join(dir, 'jsprof'))).toBe(false);
+  const file = jsprof(['instrument', path.join(dir, 'assets/main.js'), '--out-dir', path.join(dir, 'jsprof'), '--sampling', '0.1']);
+  expect(file.stderr).toMatch(/name a directory/);
+  expect(file.status).toBe(2);
+
+  fs.rmSync(path.join(dir, 'index.html'));
+  fs.rmSync(path.join(dir, 'sub'), { recursive: true });
+  const none = jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--sampling', '0.1']);
+  expect(none.stderr).toMatch(/no page under .* loads an instrumented script/);
+  expect(none.status).toBe(1);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('in Chromium', () => {
+  let dir: string;
+  let server: http.Server;
+  let origin: string;
+  let browser: Browser;
+  const traces: Buffer[] = [];
+
+  beforeAll(async () => {
+    dir = site();
+    // The other origin's script would fail to load here: the test is about this site's files.
+    fs.writeFileSync(path.join(dir, 'index.html'), SITE['index.html'].replace('<script src="https://cdn.example/other.js" async></script>\n', ''));
+    const run = jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0', '--send', '/traces']);
+    expect(run.status).toBe(0);
+    server = http.createServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/traces') {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => void (traces.push(Buffer.concat(chunks)), res.writeHead(204).end()));
+        return;
+      }
+      const file = path.join(dir, url.pathname === '/' ? 'index.html' : url.pathname);
+      if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': file.endsWith('.html') ? 'text/html' : file.endsWith('.json') ? 'application/json' : 'text/javascript' }).end(fs.readFileSync(file));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test.each([
+    ['0', 'the files as they were'],
+    ['1', 'the instrumented copies, and sends a trace'],
+  ])('?jsprof-sample=%s runs %s', async (sample) => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    page.on('pageerror', (e) => problems.push(e.message));
+    traces.length = 0;
+    await page.goto(`${origin}/?jsprof-sample=${sample}`);
+    await page.waitForFunction('window.ready === true');
+    expect(await page.evaluate('window.ticks')).toEqual(['vendor45']);
+    await page.evaluate('work(200)');
+    await page.goto('about:blank');
+    await page.close();
+    expect(problems).toEqual([]);
+    const scripts = requested.filter((p) => p.endsWith('.js')).sort();
+    if (sample === '0') {
+      expect(scripts).toEqual(['/assets/busy.js', '/assets/main.js', '/vendor/tick.js']);
+      expect(traces).toEqual([]);
+    } else {
+      expect(scripts).toEqual(['/jsprof/assets/busy.js', '/jsprof/assets/main.js', expect.stringMatching(/^\/jsprof\/jsprof\.page-load\.\w+\.js$/), '/jsprof/vendor/tick.js']);
+      for (let i = 0; i < 100 && !traces.length; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(traces).toHaveLength(1);
+      const { trace } = JSON.parse(traces[0].toString('utf8'));
+      expect(trace.frames.map((f: { name: string }) => f.name)).toContain('busy');
+    }
+  });
+});
