@@ -199,7 +199,10 @@ async function coldLibraries(browser, engine, origin) {
         values[lib.name] ??= { way, value };
         if (value !== values[lib.name].value) throw new Error(`${engine}, ${lib.name}: ${way} computed ${value}, ${values[lib.name].way} ${values[lib.name].value}`);
         times[lib.name][way].push(result.ms);
-        if (way === 'profiled') samples[lib.name].push(result.samples), samplers.push(result.sampler);
+        if (way === 'profiled') {
+          samples[lib.name].push(result.samples);
+          samplers.push(result.sampler);
+        }
       }
     }
     log(`  cold-browser: ${engine} libraries, round ${round + 1}/${RUNS}`);
@@ -327,7 +330,7 @@ function appTable(engine, version, results) {
     ...textTable(['bundler', 'plain build', 'sampled build, rate 0', 'vs plain', 'bytes, plain', 'bytes, sampled', 'difference'], rows),
     '',
     'Time: performance.now() once the app is ready and summary(3, 20) has resolved (it loads a chunk). Rate 0: every page load runs the plain build.',
-    `Bytes: the navigation and every resource (${measured}); the unsampled loads requested nothing under /jsprof/.`,
+    `Bytes: the navigation (less this bench's harness in the HTML) and every resource (${measured}); the unsampled loads requested nothing under /jsprof/.`,
   ].join('\n');
 }
 

@@ -3,12 +3,12 @@
  * build goes where it always goes, plain: byte for byte what it is without jsprof. Then the same
  * bundler builds it again, same config and plugins, with jsprof instrumenting, into `<out>/<dir>/`
  * (`jsprof` by default), beside the page-load runtime. Each page the build wrote gets the sampling
- * snippet (@jsprof/runtime/snippet) in place of its script and module-preload tags, and
- * `<dir>/snippet.html` has the snippet for the build's entry scripts, for pages the build does not write.
+ * snippet (@jsprof/runtime/snippet) before its script and module-preload tags, and `<dir>/snippet.html`
+ * has the snippet and the tags of the build's entry scripts, for pages the build does not write.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PageLoadOptions, PageScriptTag, SnippetScript, pageLoadRuntime, samplingSnippet, scriptTagsOf, snippetElement, withSamplingSnippet } from '@jsprof/runtime/snippet';
+import { PageLoadOptions, TagPair, pageLoadRuntime, samplingBlock, scriptTag, scriptTagsOf, withSamplingSnippet } from '@jsprof/runtime/snippet';
 
 export interface SamplingOptions extends PageLoadOptions {
   /** The fraction of page loads that run the instrumented build and are profiled, 0 to 1. */
@@ -76,12 +76,12 @@ export function finishSampledBuild(outDir: string, sampling: SamplingOptions, ba
     fs.rmSync(copy);
   }
 
-  const scripts = entries.plain.map((plain): SnippetScript => {
+  const scripts = entries.plain.map((plain) => {
     const instrumented = entries.instrumented.find((s) => s.key === plain.key);
     if (!instrumented) throw new Error(`jsprof: the instrumented build has no script for ${plain.file}`);
-    return { plain: urlOf(plain.file, 'index.html'), instrumented: urlOf(`${dir}/${instrumented.file}`, 'index.html'), module: plain.module };
+    return { plain: scriptTag(urlOf(plain.file, 'index.html'), plain.module), instrumented: scriptTag(urlOf(`${dir}/${instrumented.file}`, 'index.html'), plain.module) };
   });
-  if (scripts.length) fs.writeFileSync(path.join(outDir, dir, 'snippet.html'), `${snippetElement(samplingSnippet({ rate, runtime: urlOf(runtimeFile, 'index.html'), scripts, profile }))}\n`);
+  if (scripts.length) fs.writeFileSync(path.join(outDir, dir, 'snippet.html'), `${samplingBlock(scripts, { rate, runtime: urlOf(runtimeFile, 'index.html'), profile })}\n`);
 }
 
 /** The HTML files of the plain build (paths relative to its directory, with `/`), not those of the instrumented one. */
@@ -99,11 +99,11 @@ function pagesIn(outDir: string, dir: string): string[] {
 }
 
 /**
- * The plain page with the snippet in place of its tags of the build. The instrumented build's copy of
- * the page pairs them: tags that differ are the build's (relative URLs in the copy are rebased to the
- * plain page's place); tags that do not stay.
+ * The plain page's tags of the build, each with the URL its file has in the instrumented build, as
+ * the plain page names it. The instrumented build's copy of the page pairs them: tags that differ are
+ * the build's (relative URLs in the copy are rebased to the plain page's place); tags that do not stay.
  */
-function pairedTags(plainHtml: string, instrumentedHtml: string, page: string, dir: string): { tag: PageScriptTag; instrumented: string }[] {
+function pairedTags(plainHtml: string, instrumentedHtml: string, page: string, dir: string): TagPair[] {
   const plain = scriptTagsOf(plainHtml);
   const instrumented = scriptTagsOf(instrumentedHtml);
   if (plain.length !== instrumented.length) throw new Error(`jsprof: ${page} and its instrumented build's copy do not load the same number of scripts (${plain.length} and ${instrumented.length})`);

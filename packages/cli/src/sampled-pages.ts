@@ -2,11 +2,11 @@
  * `jsprof instrument <dir> --out-dir <dir>/jsprof --sampling <rate>`: a prebuilt site made a sampled
  * build, as the bundler plugins' `sampling` option makes one. The instrumented copies are in the
  * output directory, with the page-load runtime; each page under the directory that loads scripts
- * that were instrumented gets the sampling snippet (@jsprof/runtime/snippet) in place of their tags.
+ * that were instrumented gets the sampling snippet (@jsprof/runtime/snippet) before their tags.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PageScriptTag, pageLoadRuntime, scriptTagsOf, withSamplingSnippet } from '@jsprof/runtime/snippet';
+import { TagPair, pageLoadRuntime, scriptTagsOf, withSamplingSnippet } from '@jsprof/runtime/snippet';
 import { writeAtomic } from './files';
 
 export interface SampledPagesOptions {
@@ -28,7 +28,7 @@ export function addSamplingSnippets(dir: string, outDir: string, copies: Map<str
   for (const page of pagesUnder(dir, outDir)) {
     const html = fs.readFileSync(page, 'utf8');
     const urls = urlsFor(dir, page, options.base);
-    const tags: { tag: PageScriptTag; instrumented: string }[] = [];
+    const tags: TagPair[] = [];
     for (const tag of scriptTagsOf(html)) {
       const file = urls.fileOf(tag.url);
       const copy = file === null ? undefined : copies.get(file);

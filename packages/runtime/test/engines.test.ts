@@ -3,7 +3,8 @@
  * MiniBrowser), none of which gives a page without the document policy a native Profiler: a page and a
  * dedicated worker sample inside a long task, with and without cross-origin isolation, and frames of a
  * cross-origin script are masked unless it opted in with CORS (Firefox and WebKit show them in `stack`
- * strings whatever the CORS mode, so only the runtime hides them).
+ * strings whatever the CORS mode, so only the runtime hides them). The sampling snippet's page loads
+ * run either build's scripts as their tags say (blocking, deferred, a module, async) and never both.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -13,6 +14,7 @@ import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../p
 import * as vm from 'node:vm';
 import { instrument, parseJs } from '../../estree-instrument/src';
 import { BUSY_SCRIPT, expectValidTrace, stackNames } from './helpers';
+import { samplingBlock } from '../src/snippet';
 
 type EngineName = 'chromium' | 'firefox' | 'webkit';
 interface Page {
@@ -68,6 +70,25 @@ FILES['/shipped'] = '<!doctype html><script src="/jsprof.global.js"></script><sc
 const HOT_LEAVES = fs.readFileSync(`${__dirname}/fixtures/hot-leaves.js`, 'utf8');
 FILES['/hot.js'] = instrument({ code: HOT_LEAVES, program: parseJs(HOT_LEAVES, 'hot.js', 'script'), sourceMap: false }, { threshold: 1 }).code;
 FILES['/hot'] = '<!doctype html><script src="/jsprof.global.js"></script><script>var exports = {};</script><script src="/hot.js"></script>';
+
+// A page whose build has a blocking script, a deferred one, a module and an async one; each notes,
+// when it runs, whether the runtime had run and whether the document's body was parsed.
+const BUILD_TAGS = (build: string) => [
+  `<script src="/${build}/blocking.js"></script>`,
+  `<script defer src="/${build}/deferred.js"></script>`,
+  `<script type="module" src="/${build}/module.mjs"></script>`,
+  `<script async src="/${build}/async.js"></script>`,
+];
+for (const build of ['plain', 'instrumented']) {
+  for (const tag of BUILD_TAGS(build)) {
+    const file = /src="([^"]+)"/.exec(tag)![1];
+    FILES[file] = `(self.ran = self.ran || []).push([${JSON.stringify(file)}, typeof jsprof, !!document.getElementById('end')]);`;
+  }
+}
+FILES['/sampled'] = `<!doctype html><html><head>${samplingBlock(
+  BUILD_TAGS('plain').map((plain, i) => ({ plain, instrumented: BUILD_TAGS('instrumented')[i] })),
+  { rate: 0.5, runtime: '/jsprof.global.js' },
+)}</head><body>${'<p>text</p>'.repeat(500)}<p id="end"></p></body></html>`;
 
 const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
   '/lib.js': { body: lib('libPlain'), cors: false },
@@ -226,6 +247,25 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
       })`,
     );
     expect(result).toEqual({ texts: SHIPPED_TEXTS, looksNative: true, rebuilt: 285, inWorker: 285 });
+  });
+
+  test.each(['0', '1'])('the sampling snippet, jsprof-sample=%s: one build runs, each script as its tag says', async (sample) => {
+    const ran: [string, string, boolean][] = await inPage(
+      `/sampled?jsprof-sample=${sample}`,
+      `(async () => {
+        for (let i = 0; i < 500 && !(self.ran && self.ran.length === 4); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        return self.ran;
+      })()`,
+    );
+    const build = sample === '1' ? 'instrumented' : 'plain';
+    const runtime = sample === '1' ? 'object' : 'undefined';
+    // Blocking before the body is parsed; deferred and module after, in that order; async whenever.
+    expect(ran.filter(([file]) => !file.includes('async'))).toEqual([
+      [`/${build}/blocking.js`, runtime, false],
+      [`/${build}/deferred.js`, runtime, true],
+      [`/${build}/module.mjs`, runtime, true],
+    ]);
+    expect(ran.filter(([file]) => file.includes('async'))).toEqual([[`/${build}/async.js`, runtime, expect.any(Boolean)]]);
   });
 
   test('without isolation, hot functions with a loop called from one-line arrows get the samples of their time', async () => {
