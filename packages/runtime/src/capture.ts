@@ -140,10 +140,13 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
   return withoutUnstarted(frames, unstarted);
 }
 
-/** The URL of the script whose code made `error` (its innermost frame with one), named as frames are. */
+/**
+ * The URL of the script whose code made `error` (its innermost frame with one), named as frames are;
+ * given a function, of the Error it makes.
+ */
 export function scriptOf(error: unknown): string | null {
   try {
-    const stack = withStackOptions(undefined, () => (error as Error).stack);
+    const stack = withStackOptions(undefined, () => (typeof error === 'function' ? error() : error).stack);
     if (typeof stack === 'string') for (const frame of framesOf(stack)) if (frame.url) return frame.url;
   } catch {
     // not an Error, or its stack cannot be read
