@@ -4,7 +4,6 @@
  */
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker, isMainThread, workerData } from 'node:worker_threads';
 import { getEngine } from './hook';
 import type { Ticker } from './engine';
 import { TICKER_LOOP, startTicker } from './ticker';
@@ -21,6 +20,9 @@ const SAMPLER_THREAD = 'jsprofSamplerThread';
  * from starting a thread in turn.
  */
 function startWorkerTicker(counter: Int32Array): Ticker | null {
+  // Loaded when a profiler first starts, not with the runtime: a cold start need not pay for it.
+  const { Worker, isMainThread, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  if (!isMainThread && workerData?.[SAMPLER_THREAD] === true) return null;
   return startTicker(counter, (data) => {
     const worker = new Worker(`const data = require('node:worker_threads').workerData;\n${TICKER_LOOP}`, {
       eval: true,
@@ -48,8 +50,7 @@ export function setBaseInterval(ms: number): boolean {
   return getEngine().setBaseInterval(ms);
 }
 
-const inSamplerThread = !isMainThread && workerData?.[SAMPLER_THREAD] === true;
-if (process.env.JSPROF_SAMPLER !== 'count-down' && !inSamplerThread) useSamplerThread(true);
+if (process.env.JSPROF_SAMPLER !== 'count-down') useSamplerThread(true);
 
 /**
  * The default resolver under Node: resources are URLs, as in a browser, so a CommonJS module's
