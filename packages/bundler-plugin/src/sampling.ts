@@ -28,6 +28,12 @@ export interface BuiltScript {
 export function checkSampling(sampling: SamplingOptions): void {
   if (typeof sampling !== 'object' || sampling === null) throw new TypeError('jsprof: `sampling` must be an object, e.g. { rate: 0.01 }');
   if (typeof sampling.rate !== 'number' || !(sampling.rate >= 0 && sampling.rate <= 1)) throw new TypeError(`jsprof: sampling.rate must be a number from 0 to 1 (got ${String(sampling.rate)})`);
+  for (const key of ['sampleInterval', 'maxBufferSize', 'duration'] as const) {
+    const value = sampling[key];
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new TypeError(`jsprof: sampling.${key} must be a positive number (got ${String(value)})`);
+  }
+  if (sampling.send !== undefined && typeof sampling.send !== 'string') throw new TypeError('jsprof: sampling.send must be the URL traces are sent to');
+  if (sampling.meta !== undefined && (typeof sampling.meta !== 'object' || sampling.meta === null)) throw new TypeError('jsprof: sampling.meta must be an object');
   const dir = sampling.dir ?? 'jsprof';
   if (typeof dir !== 'string' || !/^[\w.-]+(\/[\w.-]+)*$/.test(dir) || dir.split('/').some((part) => part === '..' || part === '.')) {
     throw new TypeError(`jsprof: sampling.dir must be a folder inside the output directory, like 'jsprof' (got ${JSON.stringify(dir)})`);

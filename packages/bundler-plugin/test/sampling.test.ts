@@ -186,7 +186,9 @@ test('bad sampling options fail when the config loads, with what was wrong', () 
     expect(() => make({ sampling: { rate: 30 } })).toThrow(/sampling\.rate must be a number from 0 to 1 \(got 30\)/);
     expect(() => make({ sampling: 0.3 })).toThrow(/`sampling` must be an object/);
     for (const dir of ['../up', '/abs', 'a/./b', '']) expect(() => make({ sampling: { rate: 0.1, dir } })).toThrow(/sampling\.dir must be a folder inside the output directory/);
-    expect(() => make({ sampling: { rate: 0.1, dir: 'profiled/v2' } })).not.toThrow();
+    expect(() => make({ sampling: { rate: 0.1, duration: -5 } })).toThrow(/sampling\.duration must be a positive number/);
+    expect(() => make({ sampling: { rate: 0.1, send: 42 } })).toThrow(/sampling\.send must be the URL/);
+    expect(() => make({ sampling: { rate: 0.1, dir: 'profiled/v2', duration: 5000, send: '/t', meta: { release: '1' } } })).not.toThrow();
   }
 });
 
