@@ -1,6 +1,6 @@
 /**
  * The same page in Chromium, Firefox and WebKit (fixtures/browsers.js): fixtures/apps/browser-app
- * built by esbuild (a classic script) and by vite (a module), minified, with source maps and function
+ * built by webpack (a classic script) and by vite (a module), minified, with source maps and function
  * tables, and profiled by jsprof in each engine.
  * Firefox's and WebKit's stacks give call sites, V8's the function's head; with the build's function
  * tables every engine names the same functions at the same places in the bundle, and so in the
@@ -22,7 +22,7 @@ const { launchBrowser }: { launchBrowser: (name: EngineName) => Promise<Browser>
 
 const ENGINES: EngineName[] = ['chromium', 'firefox', 'webkit'];
 
-const BUNDLERS = ['esbuild', 'vite'] as const;
+const BUNDLERS = ['webpack', 'vite'] as const;
 type Bundler = (typeof BUNDLERS)[number];
 
 let root: string;

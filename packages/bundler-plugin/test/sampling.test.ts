@@ -5,6 +5,7 @@
  * instrumented build's scripts (of the plain build, it may fetch, never run, what the page's own tags
  * name: Chromium's preload scanner reads them before the snippet hides them), every other load requests
  * exactly what the same app built without jsprof requests, and those files are byte for byte that build's.
+ * The vite build, in Firefox and WebKit too, sampled and not.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -37,12 +38,14 @@ function filesIn(dir: string, skip = ''): string[] {
   return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile() && !(skip && f.startsWith(skip))).sort();
 }
 
-/** Serves `dir`; POSTs to /traces go to a trace receiver storing them in `<dir>.traces/`. */
-async function serve(dir: string): Promise<{ origin: string; server: http.Server; traces: string[] }> {
+/** Serves `dir`, noting the paths asked for; POSTs to /traces go to a trace receiver storing them in `<dir>.traces/`. */
+async function serve(dir: string): Promise<{ origin: string; server: http.Server; traces: string[]; requests: string[] }> {
   const traces: string[] = [];
+  const requests: string[] = [];
   const receive = traceReceiver({ dir: `${dir}.traces`, onTrace: (file) => traces.push(file) });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
+    requests.push(url.pathname);
     if (url.pathname === '/traces') return receive(req, res);
     const file = path.join(dir, url.pathname.endsWith('/') ? `${url.pathname}index.html` : url.pathname);
     if (!file.startsWith(dir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
@@ -50,7 +53,7 @@ async function serve(dir: string): Promise<{ origin: string; server: http.Server
     res.writeHead(200, { 'content-type': type }).end(fs.readFileSync(file));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, traces };
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, traces, requests };
 }
 
 /** Loads the page at `url`, runs the app (its dynamic import included); the paths it requested, the HTML page's aside. */
@@ -178,6 +181,46 @@ describe.each(BUNDLERS)('the app built by %s with sampling', (bundler) => {
       served.server.close();
     }
   }, 60_000);
+});
+
+describe.each(['firefox', 'webkit'] as const)('the app built by vite with sampling, in %s', (engine) => {
+  type EnginePage = { goto(url: string): Promise<void>; evaluate(expression: string): Promise<any>; close(): Promise<void> };
+  const { launchBrowser }: { launchBrowser: (name: string) => Promise<{ newPage(): Promise<EnginePage>; close(): Promise<void> }> } = require('../../../fixtures/browsers');
+  const run = `(async () => {
+    for (let i = 0; typeof summary !== 'function' && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    return summary(3, 40);
+  })()`;
+
+  test('a sampled load runs the instrumented build and sends a trace naming the app; an unsampled one requests nothing of it', async () => {
+    const dir = path.join(root, `vite-sampled-${engine}`);
+    build('vite', dir, '--sampling', String(RATE));
+    const served = await serve(dir);
+    const browser = await launchBrowser(engine);
+    try {
+      for (const sample of ['0', '1']) {
+        served.requests.length = 0;
+        const page = await browser.newPage();
+        await page.goto(`${served.origin}/?jsprof-sample=${sample}`);
+        expect(await page.evaluate(run)).toEqual({ count: 3, mean: expect.any(Number), max: expect.any(Number) });
+        if (sample === '1') await until(() => served.traces.length > 0, 5000);
+        await page.close();
+        const scripts = served.requests.filter((p) => p.endsWith('.js'));
+        if (sample === '0') {
+          expect(scripts.filter((p) => p.startsWith('/jsprof/'))).toEqual([]);
+          expect(scripts.length).toBe(2); // the entry and the chunk it imports on demand
+        } else {
+          expect(scripts.filter((p) => p.startsWith('/jsprof/')).length).toBe(3); // the runtime too
+        }
+      }
+      expect(served.traces.length).toBe(1);
+      const { trace } = JSON.parse(fs.readFileSync(served.traces[0], 'utf8'));
+      expect(trace.resources.every((r: string) => r.startsWith(`${served.origin}/jsprof/`))).toBe(true);
+      expect(trace.frames.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['run', 'countPrimes']));
+    } finally {
+      await browser.close();
+      served.server.close();
+    }
+  }, 120_000);
 });
 
 test('bad sampling options fail when the config loads, with what was wrong', () => {
