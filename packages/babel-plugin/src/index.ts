@@ -10,7 +10,7 @@
 import {
   BODY_LABEL,
   CHECK_SOURCE,
-  isInstrumentedSource,
+  instrumentedProtocol,
   ENTRY_CHECK_SOURCE,
   EXIT_CHECK_SOURCE,
   ExitReturn,
@@ -25,6 +25,7 @@ import {
   needsPrelude,
   planFunction,
   preludeSource,
+  protocolWarning,
   shouldInstrumentFile,
   shouldInstrumentFunction,
   suspensionCheckSource,
@@ -38,6 +39,8 @@ export interface JsprofMetadata {
   instrumented: number;
   /** False when the file was left alone (excluded, instrumented already, or nothing above the threshold). */
   changed: boolean;
+  /** The protocol of the checks the file already carried (see @jsprof/policy's instrumentedProtocol), or null. */
+  protocol: number | null;
 }
 
 type Types = any;
@@ -67,14 +70,17 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
     name: '@jsprof/babel-plugin',
     visitor: {
       Program(program: NodePath, state: any) {
-        const metadata: JsprofMetadata = { functions: [], instrumented: 0, changed: false };
-        state.file.metadata.jsprof = metadata;
         const src: string = state.file.code ?? '';
+        const protocol = instrumentedProtocol(src);
+        const metadata: JsprofMetadata = { functions: [], instrumented: 0, changed: false, protocol };
+        state.file.metadata.jsprof = metadata;
         const lines = new LineIndex(src);
         const isModule = program.node.sourceType === 'module';
-        const instrumented = isInstrumentedSource(src);
+        // Babel has no warnings of its own for plugins to add to: the build's log gets it.
+        const warning = protocolWarning(state.filename ?? 'a file', protocol);
+        if (warning) console.warn(`jsprof: ${warning}`);
         // Files left alone still list their functions: tools name frames with them.
-        const enabled = shouldInstrumentFile(options, state.filename) && !instrumented;
+        const enabled = shouldInstrumentFile(options, state.filename) && protocol === null;
         const toInstrument: NodePath[] = [];
 
         program.traverse({

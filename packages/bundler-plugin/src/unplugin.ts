@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createUnplugin } from 'unplugin';
 import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrument';
-import { normalizeOptions } from '@jsprof/policy';
+import { normalizeOptions, protocolWarning } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './index';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { isJsprofRuntime } from './own-files';
@@ -34,6 +34,8 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     transform(code, id) {
       const file = fileOf(id);
       const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });
+      const warning = protocolWarning(file, result.protocol);
+      if (warning) this.warn(`jsprof: ${warning}`);
       return result.changed ? { code: result.code, map: result.map } : null;
     },
     // Function tables describe the scripts as they will run: after minification, from the final output.

@@ -3,12 +3,14 @@
  * what they produced and chains their source map.
  */
 import { instrument, parseJs } from '@jsprof/estree-instrument';
+import { protocolWarning } from '@jsprof/policy';
 
 interface LoaderContext {
   resourcePath: string;
   sourceMap?: boolean;
   getOptions?(): object;
   callback(error: Error | null, code?: string, map?: any): void;
+  emitWarning?(warning: Error): void;
 }
 
 export default function jsprofWebpackLoader(this: LoaderContext, source: string, inputMap?: any): void {
@@ -17,6 +19,8 @@ export default function jsprofWebpackLoader(this: LoaderContext, source: string,
       { code: source, program: parseJs(source, this.resourcePath), filename: this.resourcePath, inputSourceMap: inputMap ?? undefined, sourceMap: this.sourceMap !== false },
       this.getOptions?.() ?? {},
     );
+    const warning = protocolWarning(this.resourcePath, result.protocol);
+    if (warning) this.emitWarning?.(new Error(`jsprof: ${warning}`));
     this.callback(null, result.code, result.map ?? inputMap);
   } catch (error) {
     this.callback(error as Error);

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTRY, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
-import { OptionsError, PlacementOptions } from '@jsprof/policy';
+import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
 import { describeFsError, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets } from './sampled-pages';
@@ -37,6 +37,8 @@ export interface FileReport {
   bytesOut: number;
   ms: number;
   error?: string;
+  /** The file carried checks this jsprof's runtime does not arm (left as it is). */
+  warning?: string;
 }
 
 const SCRIPT = /\.(c|m)?js$/;
@@ -86,9 +88,10 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   files.forEach((f, i) => {
     if (progress) process.stderr.write(`\r\x1b[Kjsprof: ${i + 1}/${files.length} ${f.relative}`);
     const report = instrumentOne(f.file, outputs[i], options);
-    if (report.error) {
+    for (const message of [report.error, report.warning]) {
+      if (!message) continue;
       if (progress) process.stderr.write('\r\x1b[K');
-      process.stderr.write(printableLines(`jsprof: ${report.error}\n`));
+      process.stderr.write(printableLines(`jsprof: ${message}\n`));
     }
     reports.push(report);
   });
@@ -223,9 +226,12 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   }
   report.functions = result.stats.functions;
   report.instrumented = result.stats.instrumented;
+  report.warning = protocolWarning(shown, result.protocol) ?? undefined;
 
   // A script with a table says so, for the runtime (once: a second pass finds it there).
-  const registers = options.functionTable && !result.code.includes(TABLE_REGISTRY);
+  // A file with checks of another protocol is left byte for byte, without a table.
+  const tables = options.functionTable && !report.warning;
+  const registers = tables && !result.code.includes(TABLE_REGISTRY);
   let text = registers ? withLineBeforeSourceMappingUrl(result.code, TABLE_REGISTRATION) : result.code;
   const files: [string, string][] = [];
   if (result.map) {
@@ -243,7 +249,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   const rewrite = result.changed || registers || output !== file;
   if (rewrite) files.unshift([output, text]);
   const tableFile = output + FUNCTION_TABLE_SUFFIX;
-  if (result.table && (rewrite || !fs.existsSync(tableFile))) files.push([tableFile, JSON.stringify(result.table)]);
+  if (tables && result.table && (rewrite || !fs.existsSync(tableFile))) files.push([tableFile, JSON.stringify(result.table)]);
 
   try {
     for (const [target, content] of files) writeAtomic(target, content, { like: file });

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { instrumentedProtocol, protocolWarning } from '@jsprof/policy';
 import type { FunctionRecord, PlacementOptions } from '@jsprof/policy';
 import type * as Instrumenter from './instrumenter';
 import type { ModuleFormat } from './instrumenter';
@@ -57,6 +58,11 @@ export function instrumentModule(
   format: ModuleFormat,
   progress?: Progress,
 ): Instrumented | null {
+  const warning = protocolWarning(filename, instrumentedProtocol(source));
+  if (warning) {
+    process.stderr.write(`jsprof: ${warning}\n`);
+    return null;
+  }
   const key = createHash('sha256')
     .update(`${INSTRUMENTER_ID}\0${JSON.stringify(options)}\0${format}\0${filename}\0`)
     .update(source)

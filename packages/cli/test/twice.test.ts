@@ -4,7 +4,8 @@
  * the `jsprof run` load hook, applied one after the other to the corpus, as a classic script, as
  * CommonJS and as an ES module. The second changes nothing (Babel, which prints every file it
  * reads, prints it as it prints it without the plugin), the program computes what it computed, and
- * under `jsprof run` the hot function of a file built by each front is in the trace.
+ * under `jsprof run` the hot function of a file built by each front is in the trace. Code with
+ * checks of an older protocol is left as it is by each, with a warning naming it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,7 +16,7 @@ import { FakeRuntime } from '../../babel-plugin/test/helpers';
 import { instrument as estreeInstrument, parseJs } from '../../estree-instrument/src';
 import { instrument as swcInstrument } from '../../swc-plugin/src';
 import { jsprofUnplugin } from '../../bundler-plugin/src/unplugin';
-import { isInstrumentedSource } from '@jsprof/policy';
+import { CHECK_PROTOCOL, instrumentedProtocol, isInstrumentedSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { ROOT, jsprof, tempDir } from './helpers';
 
@@ -112,5 +113,54 @@ describe('built by each front, then run under jsprof run (its load hook the seco
       const names = trace.frames.map((f: any) => f.name);
       expect({ front, kind, hot: names.includes('hotLoop') }).toEqual({ front, kind, hot: true });
     }
+  });
+});
+
+/**
+ * Checks of another protocol (protocol 1 called functions of the file's own; no runtime of this
+ * jsprof arms them): every front and `jsprof run` leave the file as it is and say so, naming it.
+ */
+describe('code instrumented by an older jsprof (check protocol 1)', () => {
+  const OLD = `function __jsprof$e() {}\nfunction hot(n) { __jsprof$e(); let s = 0; for (let i = 0; i < n; i++) s += i; return s; }\nmodule.exports = hot(1000);\n`;
+  const named = /old\.cjs was instrumented by an older jsprof \(check protocol 1; this one arms 2\): it is left as it is and its functions are not sampled; instrument its original source again/;
+
+  test('the policy tells the protocols apart', () => {
+    expect(instrumentedProtocol(OLD)).toBe(1);
+    expect(instrumentedProtocol(FRONTS.estree('function f(n) { let s = 0; for (const x of n) s += x; return s; }', 'script'))).toBe(CHECK_PROTOCOL);
+    expect(instrumentedProtocol('function f() {}')).toBeNull();
+  });
+
+  test('the Babel plugin, the ESTree and SWC fronts and the bundler plugin leave it as it is and warn', () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const result = transformSync(OLD, { babelrc: false, configFile: false, filename: '/src/old.cjs', plugins: [[babelPlugin, OPTIONS]] })!;
+      expect(result.code).toBe(babel(OLD, 'commonjs', []));
+      expect((result.metadata as any).jsprof.protocol).toBe(1);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(named)]);
+    } finally {
+      warn.mockRestore();
+    }
+    const estree = estreeInstrument({ code: OLD, program: parseJs(OLD, 'old.cjs', 'script'), filename: '/src/old.cjs' }, OPTIONS);
+    expect([estree.code, estree.changed, estree.protocol]).toEqual([OLD, false, 1]);
+    expect(swcInstrument(OLD, { ...OPTIONS, filename: '/src/old.cjs' }).protocol).toBe(1);
+    const warnings: string[] = [];
+    expect(bundler.transform.call({ warn: (m: string) => warnings.push(m) }, OLD, '/src/old.cjs')).toBeNull();
+    expect(warnings).toEqual([expect.stringMatching(named)]);
+  });
+
+  test('jsprof instrument and jsprof run leave it as it is, name it on stderr, and go on', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'old.cjs');
+    fs.writeFileSync(file, OLD);
+    const instrumented = jsprof(['instrument', file, '--out-dir', path.join(dir, 'out')]);
+    expect(instrumented.status).toBe(0);
+    expect(instrumented.stderr).toMatch(named);
+    expect(fs.readFileSync(path.join(dir, 'out', 'old.cjs'), 'utf8')).toBe(OLD);
+    fs.writeFileSync(path.join(dir, 'main.js'), `console.log(require('./old.cjs'));\n`);
+    const run = jsprof(['run', '--out', path.join(dir, 'trace.json'), path.join(dir, 'main.js')]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('499500');
+    expect(run.stderr).toMatch(named);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

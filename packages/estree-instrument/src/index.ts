@@ -36,7 +36,7 @@ import {
   ecmaScriptNameNode,
   functionName,
   isFunctionNode,
-  isInstrumentedSource,
+  instrumentedProtocol,
   movedClose,
   movedFrom,
   movedOpen,
@@ -78,6 +78,11 @@ export interface InstrumentResult {
   table: FunctionTable | null;
   stats: { functions: number; instrumented: number };
   changed: boolean;
+  /**
+   * The protocol of the checks `code` already carried (it is then left as it is), or null. Not
+   * CHECK_PROTOCOL: no runtime of this jsprof arms them; say so (protocolWarning).
+   */
+  protocol: number | null;
 }
 
 /** Instruments `input.code`; `options` are the Babel plugin's, validated the same way. */
@@ -85,7 +90,8 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
   const options = normalizeOptions(rawOptions);
   const { code, program } = input;
   const lines = new LineIndex(code);
-  const enabled = shouldInstrumentFile(options, input.filename) && !isInstrumentedSource(code);
+  const protocol = instrumentedProtocol(code);
+  const enabled = shouldInstrumentFile(options, input.filename) && protocol === null;
 
   // Functions in post-order (inner before outer), so insertions at one offset nest correctly.
   const found: Node[] = [];
@@ -137,6 +143,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
       table: input.functionTable ? outputTable(records, code, out, changed ? s : null, edits.closings, input.inputSourceMap) : null,
       stats: { functions: records.length, instrumented: changed ? found.length : 0 },
       changed,
+      protocol,
     };
   };
   if (!enabled || !needsPrelude(options, program.sourceType === 'module', found.length)) return result(false);

@@ -319,13 +319,35 @@ export function needsPrelude(options: Pick<PolicyOptions, 'runtime'>, isModule: 
 }
 
 /**
- * Whether code already carries jsprof's prelude, in any of its forms, as written or after a
- * minifier renamed its bindings and another tool moved it (a module's prelude in the CommonJS a
- * module transform made of it): a second pass, by any front end, must change nothing. Every
- * front end and the Node load hook ask this, and nothing else.
+ * The protocol of the checks this jsprof inserts and its runtime arms: the counter `C` and the trap
+ * `S` above. Protocol 1, before it, checked by calling functions of the file's own (`__jsprof$e()`,
+ * `__jsprof$c()`), which no runtime arms now. Raise it whenever a runtime could no longer arm
+ * checks already written, and recognise the old preludes as that protocol.
  */
+export const CHECK_PROTOCOL = 2;
+
+/**
+ * The protocol of the checks code already carries (its prelude, in any of its forms, as written or
+ * after a minifier renamed its bindings and another tool moved it: a module's prelude in the
+ * CommonJS a module transform made of it), or null if jsprof never instrumented it. Every front end
+ * and the Node load hook ask this, and nothing else: code that has checks is left as it is, and
+ * checks of another protocol are named in a warning (protocolWarning).
+ */
+export function instrumentedProtocol(code: string): number | null {
+  if (CURRENT_PRELUDE.test(code)) return CHECK_PROTOCOL;
+  if (PROTOCOL_1_PRELUDE.test(code)) return 1;
+  return null;
+}
+
+/** Whether code already carries jsprof's checks, of any protocol: a second pass, by any front end, must change nothing. */
 export function isInstrumentedSource(code: string): boolean {
-  return INSTRUMENTED.test(code);
+  return instrumentedProtocol(code) !== null;
+}
+
+/** The warning for a file whose checks are of another protocol than this jsprof's; null for its own, or none. */
+export function protocolWarning(file: string, protocol: number | null): string | null {
+  if (protocol === null || protocol === CHECK_PROTOCOL) return null;
+  return `${file} was instrumented by ${protocol < CHECK_PROTOCOL ? 'an older' : 'a newer'} jsprof (check protocol ${protocol}; this one arms ${CHECK_PROTOCOL}): it is left as it is and its functions are not sampled; instrument its original source again`;
 }
 
 /** `typeof X == "object"`, written either way round (terser swaps it), with either quote. */
@@ -333,14 +355,17 @@ const isObject = (x: string) => `(?:typeof\\s+${x}\\s*==\\s*["']object["']|["']o
 
 /**
  * The hook test both global preludes make (HOOK_OR_INERT; minifiers keep the global's name), the
- * runtime's exports imported or required under any local names, and older preludes.
+ * runtime's exports imported or required under any local names, the global script prelude's
+ * binding and the module prelude's test.
  */
-const INSTRUMENTED = new RegExp(
+const CURRENT_PRELUDE = new RegExp(
   [
     `${isObject('__jsprof')}\\s*&&\\s*__jsprof\\s*&&\\s*${isObject('__jsprof\\.s\\b')}`,
     `\\{\\s*checkCounter\\s*(?:as\\s+|:\\s*)[\\w$]+\\s*,\\s*checkTrap\\b`,
     `\\bvar\\s+__jsprof\\$h\\s*=`,
     isObject('__jsprof\\$c\\b'),
-    `\\bfunction\\s+__jsprof\\$c\\s*\\(`,
   ].join('|'),
 );
+
+/** Protocol 1's preludes: checks were functions of the file's own, or imported as `checkEntry`. */
+const PROTOCOL_1_PRELUDE = /\bfunction\s+__jsprof\$[cekx]\s*\(|\bas\s+__jsprof\$e\b|\bcheckEntry\s*:\s*__jsprof\$e\b/;

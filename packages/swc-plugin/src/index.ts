@@ -29,6 +29,8 @@ export interface SwcInstrumentResult {
   stats: InstrumentResult['stats'];
   functions: InstrumentResult['functions'];
   changed: boolean;
+  /** See @jsprof/estree-instrument's InstrumentResult. */
+  protocol: number | null;
 }
 
 /**
@@ -49,7 +51,7 @@ export function instrument(code: string, options: SwcInstrumentOptions = {}): Sw
   const { filename, inputSourceMap, sourceMap, ...policy } = options;
   const program = programOf(code, filename ?? '<input>');
   const result = instrumentEstree({ code, program, filename, inputSourceMap, sourceMap }, policy);
-  return { code: result.code, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed };
+  return { code: result.code, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed, protocol: result.protocol };
 }
 
 /**

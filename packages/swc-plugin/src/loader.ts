@@ -5,6 +5,7 @@
  *
  *   use: [{ loader: '@jsprof/swc-plugin/loader', options: { threshold: 10 } }, 'swc-loader']
  */
+import { protocolWarning } from '@jsprof/policy';
 import { instrument, SwcInstrumentOptions } from './index';
 
 interface LoaderContext {
@@ -12,6 +13,7 @@ interface LoaderContext {
   sourceMap?: boolean;
   getOptions?(): SwcInstrumentOptions;
   callback(error: Error | null, code?: string, map?: any): void;
+  emitWarning?(warning: Error): void;
 }
 
 export default function jsprofLoader(this: LoaderContext, source: string, inputMap?: any): void {
@@ -23,6 +25,8 @@ export default function jsprofLoader(this: LoaderContext, source: string, inputM
       inputSourceMap: inputMap ?? undefined,
       sourceMap: this.sourceMap !== false,
     });
+    const warning = protocolWarning(this.resourcePath, result.protocol);
+    if (warning) this.emitWarning?.(new Error(`jsprof: ${warning}`));
     this.callback(null, result.code, result.map ?? inputMap);
   } catch (error) {
     this.callback(error as Error);
