@@ -7,7 +7,9 @@
  * writes gets its function table beside it, and says so at its end (TABLE_REGISTRATION).
  */
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createUnplugin } from 'unplugin';
 import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
@@ -76,6 +78,17 @@ function emitFunctionTables(instrumenting: () => boolean) {
   };
 }
 
+/** The bundler as the project in `dir` resolves it (the one running the build), else as this plugin does. */
+async function importFrom(dir: string, name: string): Promise<any> {
+  let resolved: string;
+  try {
+    resolved = createRequire(path.join(dir, 'package.json')).resolve(name);
+  } catch {
+    return import(name);
+  }
+  return import(pathToFileURL(resolved).href);
+}
+
 /** The entry scripts of a rollup or vite output, by the module each stands for. */
 function entriesOf(output: Iterable<any>, module: boolean): BuiltScript[] {
   return [...output].filter((chunk) => chunk.type === 'chunk' && chunk.isEntry).map((chunk) => ({ key: chunk.facadeModuleId ?? chunk.name, file: chunk.fileName, module }));
@@ -99,7 +112,7 @@ function sampledRollup(sampling: SamplingOptions) {
     async writeBundle(normalized: any, bundle: Record<string, any>) {
       if (inInstrumentedPass()) return;
       const output = outputs.get(target(normalized)) ?? normalized;
-      const { rollup } = await import('rollup');
+      const { rollup } = await importFrom(process.cwd(), 'rollup');
       const outDir = path.resolve(output.dir ?? path.dirname(output.file));
       const into = path.join(outDir, instrumentedDir(sampling));
       const written = await instrumentedPass(async () => {
@@ -129,7 +142,7 @@ function sampledVite(sampling: SamplingOptions) {
     },
     async closeBundle() {
       if (inInstrumentedPass() || config?.command !== 'build' || config.build.ssr) return;
-      const { build } = await import('vite');
+      const { build } = await importFrom(config.root, 'vite');
       const outDir = path.resolve(config.root, config.build.outDir);
       const relative = config.base === '' || config.base.startsWith('.');
       // vite writes the environments it resolved into the inline config (the client's with the plain build's outDir): they are made again.

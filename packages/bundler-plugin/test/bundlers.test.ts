@@ -1,5 +1,5 @@
 /**
- * fixtures/apps/browser-app built with vite, rollup, esbuild and webpack through jsprof's plugins
+ * fixtures/apps/browser-app built with vite 7 and 8, rollup, esbuild and webpack through jsprof's plugins
  * (minified where the bundler minifies, source maps on), loaded in headless Chromium with the
  * document policy that enables Chromium's own Profiler, and profiled by both at once. Once both
  * traces are symbolicated through the build's source maps, the app's functions that both saw have
@@ -17,7 +17,7 @@ import { buildApp, serve } from './app';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const APP = path.resolve(__dirname, '../../../fixtures/apps/browser-app');
-const BUNDLERS = ['vite', 'rollup', 'esbuild', 'webpack'] as const;
+const BUNDLERS = ['vite', 'vite8', 'rollup', 'esbuild', 'webpack'] as const;
 
 let root: string;
 let browser: Browser;
