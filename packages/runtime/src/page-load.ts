@@ -37,7 +37,11 @@ function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
       clearTimeout(stopLater);
       unlisten();
       leaving = true;
-      resolve(profiler.stopSync());
+      try {
+        resolve(profiler.stopSync());
+      } catch (error) {
+        reject(error); // never into the page's event dispatch
+      }
     };
     const onVisibility = () => doc.visibilityState === 'hidden' && stopNow();
     const unlisten = () => {
