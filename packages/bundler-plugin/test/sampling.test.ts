@@ -223,6 +223,47 @@ describe.each(['firefox', 'webkit'] as const)('the app built by vite with sampli
   }, 120_000);
 });
 
+/** The URLs the page's snippet writes (the runtime's and the instrumented build's), and those of the build's tags after it. */
+function snippetUrls(html: string): { written: string[]; tagged: string[] } {
+  const [, config, block] = /\}\)\((\{.*\})\);<\/script>\n([\s\S]*?)<!--jsprof:end-->/.exec(html)!;
+  return { written: scriptTagsOf(JSON.parse(config).tags).map((t) => t.url), tagged: scriptTagsOf(block).map((t) => t.url) };
+}
+
+test('a vite build with a relative base and a rollup build to one file: every URL the snippet and the page name resolves from the page to a file', () => {
+  // ES modules (vite, and the plugin's second pass) in a process of their own, as build.mjs is.
+  const app = path.resolve(__dirname, '../../../fixtures/apps/browser-app');
+  const vite = path.join(root, 'vite-relative');
+  const one = path.join(root, 'rollup-file');
+  const script = path.join(root, 'relative.mjs');
+  fs.writeFileSync(
+    script,
+    `import { createRequire } from 'node:module';
+    const require = createRequire(${JSON.stringify(path.join(app, 'build.mjs'))});
+    const { build } = await import(require.resolve('vite'));
+    const { rollup } = await import(require.resolve('rollup'));
+    const { default: viteJsprof } = await import(require.resolve('@jsprof/bundler-plugin/vite'));
+    const { default: rollupJsprof } = await import(require.resolve('@jsprof/bundler-plugin/rollup'));
+    const sampling = { rate: 0.5 };
+    await build({ root: ${JSON.stringify(app)}, base: './', logLevel: 'error', build: { outDir: ${JSON.stringify(vite)}, emptyOutDir: true }, plugins: [viteJsprof({ threshold: 3, sampling })] });
+    const bundle = await rollup({ input: ${JSON.stringify(path.join(app, 'src/primes.js'))}, plugins: [rollupJsprof({ threshold: 3, sampling })] });
+    await bundle.write({ file: ${JSON.stringify(path.join(one, 'lib.js'))}, format: 'iife', name: 'lib' });
+    await bundle.close();`,
+  );
+  const built = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 120_000 });
+  expect(built.stderr).toBe('');
+  expect(built.status).toBe(0);
+  for (const [dir, page] of [[vite, 'index.html'], [one, 'jsprof/snippet.html']]) {
+    const { written, tagged } = snippetUrls(fs.readFileSync(path.join(dir, page), 'utf8'));
+    // snippet.html's URLs are as seen from a page at the root of the output directory.
+    const from = page === 'index.html' ? dir : one;
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    expect(tagged.length).toBe(written.length - 1);
+    for (const url of [...written, ...tagged]) expect({ url, exists: fs.existsSync(path.resolve(from, url)) }).toEqual({ url, exists: true });
+    expect(written.slice(1).every((url) => /^(\.\/)?jsprof\//.test(url))).toBe(true);
+    expect(tagged.some((url) => url.includes('jsprof/'))).toBe(false);
+  }
+}, 60_000);
+
 test('bad sampling options fail when the config loads, with what was wrong', () => {
   const { JsprofWebpackPlugin, jsprofUnplugin } = require('../src');
   for (const make of [(o: object) => new JsprofWebpackPlugin(o), (o: object) => jsprofUnplugin.rollup(o)]) {
