@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { FIXTURES, jsprof, tempDir } from './helpers';
+import { spawnSync } from 'node:child_process';
+import { BIN, FIXTURES, jsprof, tempDir } from './helpers';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const dir = tempDir('jsprof-report-');
@@ -115,6 +116,14 @@ describe('errors: one line, exit status 1, no stack trace', () => {
       expect(r.status).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  test('a reader that stops early (| head) ends it quietly: no EPIPE stack trace, exit status 0', () => {
+    // `true` reads nothing and is gone before jsprof writes: every write meets a closed pipe.
+    for (const args of [['report', '--view', 'top-down', tracePath], ['report', '--help']]) {
+      const r = spawnSync('bash', ['-c', `"${process.execPath}" "${BIN}" ${args.map((a) => `"${a}"`).join(' ')} | true; echo "\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' });
+      expect(r.stderr).toBe('0\n');
     }
   });
 
