@@ -29,6 +29,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { launchBrowser } = require('../fixtures/browsers');
 const { median } = require('./overhead');
+const { coldRows, columnsOf, pct, table } = require('./report');
 
 const ROOT = path.resolve(__dirname, '..');
 const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
@@ -282,32 +283,14 @@ async function sampledApp(browser, engine, servers) {
 // ---------------------------------------------------------------------------------------------
 // Output.
 
-const pct = (r) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)}%`;
-const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
 const cpu = () => `${os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU'}, ${os.cpus().length} cores`;
 
-function textTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
-}
-
 function libraryTable(engine, version, { times, samples, sampler }) {
-  const rows = [];
-  const ratios = { checks: [], profiled: [] };
-  for (const lib of LIBRARIES) {
-    const plain = median(times[lib.name].plain);
-    const r = { checks: median(times[lib.name].checks) / plain, profiled: median(times[lib.name].profiled) / plain };
-    ratios.checks.push(r.checks);
-    ratios.profiled.push(r.profiled);
-    rows.push([lib.name, `${plain.toFixed(0)} ms`, pct(r.checks), pct(r.profiled), String(median(samples[lib.name]))]);
-  }
-  rows.push(['geometric mean', '', pct(geomean(ratios.checks)), pct(geomean(ratios.profiled)), '']);
-  rows.push(['worst', '', pct(Math.max(...ratios.checks)), pct(Math.max(...ratios.profiled)), '']);
+  const rows = coldRows(LIBRARIES.map((l) => l.name), times, ['checks', 'profiled'], (name) => [String(median(samples[name]))]);
   return [
     `jsprof cold-start browser bench (${engine}) — ${version}, ${HOW[engine]}; ${cpu()}; median of ${RUNS} fresh pages per way, alternating`,
     '',
-    ...textTable(['library (loaded and run once in a page)', 'plain', 'checks, runtime loaded', 'profiling at 10 ms', 'samples'], rows),
+    table(columnsOf(['library (loaded and run once in a page)', 'plain', 'checks, runtime loaded', 'profiling at 10 ms', 'samples']), rows),
     '',
     'Each page: navigation, the (runtime,) library fetched from 127.0.0.1, compiled and run once; time is performance.now() at the task\'s end.',
     'Instrumented by `jsprof instrument` at the default threshold; the profiler starts before the library loads; its stop() is not counted.',
@@ -321,13 +304,13 @@ function appTable(engine, version, results) {
     const ms = Object.fromEntries(APP_WAYS.map((w) => [w, median(r[w].map((x) => x.ms))]));
     const bytes = Object.fromEntries(APP_WAYS.map((w) => [w, median(r[w].map((x) => x.bytes))]));
     const diff = bytes.sampled - bytes.plain;
-    return [bundler, `${ms.plain.toFixed(0)} ms`, `${ms.sampled.toFixed(0)} ms`, pct(ms.sampled / ms.plain), `${bytes.plain} B`, `${bytes.sampled} B`, `${diff >= 0 ? '+' : ''}${diff} B`];
+    return [bundler, `${ms.plain.toFixed(0)} ms`, `${ms.sampled.toFixed(0)} ms`, pct(ms.sampled / ms.plain - 1), `${bytes.plain} B`, `${bytes.sampled} B`, `${diff >= 0 ? '+' : ''}${diff} B`];
   });
   const measured = APP_WAYS.every((w) => BUNDLERS.every((b) => results[b][w].every((x) => x.transferSize))) ? 'transferSize' : 'transferSize, or encodedBodySize where it is 0';
   return [
     `jsprof sampled build, unsampled page loads (${engine}) — ${version}, ${HOW[engine]}; ${cpu()}; the example app; median of ${APP_RUNS} fresh pages per build, alternating`,
     '',
-    ...textTable(['bundler', 'plain build', 'sampled build, rate 0', 'vs plain', 'bytes, plain', 'bytes, sampled', 'difference'], rows),
+    table(columnsOf(['bundler', 'plain build', 'sampled build, rate 0', 'vs plain', 'bytes, plain', 'bytes, sampled', 'difference']), rows),
     '',
     'Time: performance.now() once the app is ready and summary(3, 20) has resolved (it loads a chunk). Rate 0: every page load runs the plain build.',
     `Bytes: the navigation (less this bench's harness in the HTML) and every resource (${measured}); the unsampled loads requested nothing under /jsprof/.`,

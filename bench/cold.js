@@ -11,7 +11,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { median } = require('./overhead');
+const { coldRows, columnsOf, table } = require('./report');
 
 const ROOT = path.resolve(__dirname, '..');
 const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
@@ -71,29 +71,11 @@ function main() {
   }
   fs.rmSync(dir, { recursive: true, force: true });
 
-  const pct = (r) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)}%`;
-  const rows = [];
-  const ratios = { checks: [], profiled: [] };
-  for (const lib of LIBRARIES) {
-    const plain = median(times[lib.name].plain);
-    const r = { checks: median(times[lib.name].checks) / plain, profiled: median(times[lib.name].profiled) / plain };
-    ratios.checks.push(r.checks);
-    ratios.profiled.push(r.profiled);
-    rows.push([lib.name, `${plain.toFixed(0)} ms`, pct(r.checks), pct(r.profiled)]);
-  }
-  const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-  const worst = (xs) => Math.max(...xs);
-  rows.push(['geometric mean', '', pct(geomean(ratios.checks)), pct(geomean(ratios.profiled))]);
-  rows.push(['worst', '', pct(worst(ratios.checks)), pct(worst(ratios.profiled))]);
-  const header = ['library (loaded and run once)', 'plain', 'checks, runtime loaded', 'profiling at 10 ms'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const rows = coldRows(LIBRARIES.map((l) => l.name), times, ['checks', 'profiled']);
   const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim();
   console.log(`jsprof cold-start bench — ${cpu}, ${os.cpus().length} cores, node ${process.version}, median of ${RUNS} fresh processes per way, alternating`);
   console.log('');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(line(r));
+  console.log(table(columnsOf(['library (loaded and run once)', 'plain', 'checks, runtime loaded', 'profiling at 10 ms']), rows));
   console.log('');
   console.log('Each process: node start, (runtime load), the library loaded and compiled, one task; time is performance.now() at its end.');
   console.log('Instrumented by `jsprof instrument` at the default threshold; profiling uses the sampler thread.');

@@ -1,5 +1,6 @@
 'use strict';
-/** Text formatting of the bench's table. */
+/** Text formatting of the bench's tables. */
+const { median } = require('./overhead');
 
 function pct(ratio) {
   if (ratio == null || !Number.isFinite(ratio)) return '-';
@@ -31,4 +32,33 @@ function table(columns, rows) {
   return [line(columns.map((c) => c.title)), rule, ...rows.map((r) => (Array.isArray(r) ? line(r) : rule))].join('\n');
 }
 
-module.exports = { pct, points, coverage, gap, table };
+/** Columns titled `titles`: the first left-aligned, the others right-aligned (numbers). */
+function columnsOf(titles) {
+  return titles.map((title, i) => ({ title, align: i === 0 ? 'l' : 'r' }));
+}
+
+const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+
+/**
+ * A cold-start table's rows (bench/cold.js, bench/cold-browser.js): per library, the plain way's
+ * median time and each of `ways` against it, then `extra(name)` cells; then the geometric mean and
+ * the worst ratio of each way.
+ */
+function coldRows(names, times, ways, extra = () => []) {
+  const ratios = Object.fromEntries(ways.map((w) => [w, []]));
+  const rows = names.map((name) => {
+    const plain = median(times[name].plain);
+    const cells = ways.map((w) => {
+      const ratio = median(times[name][w]) / plain;
+      ratios[w].push(ratio);
+      return pct(ratio - 1);
+    });
+    return [name, `${plain.toFixed(0)} ms`, ...cells, ...extra(name)];
+  });
+  const blanks = names.length ? extra(names[0]).map(() => '') : [];
+  rows.push(['geometric mean', '', ...ways.map((w) => pct(geomean(ratios[w]) - 1)), ...blanks]);
+  rows.push(['worst', '', ...ways.map((w) => pct(Math.max(...ratios[w]) - 1)), ...blanks]);
+  return rows;
+}
+
+module.exports = { pct, points, coverage, gap, table, columnsOf, coldRows };
