@@ -1,9 +1,9 @@
 'use strict';
 /**
- * Running one test262 test once, as INTERPRETING.md says: a new realm (a `vm` context) with `print`
- * and `$262`, the harness files run in it as scripts of their own, then the test as a script or
- * (flag `module`) as a `vm.SourceTextModule` whose `./x` imports load files beside it. Needs
- * `--experimental-vm-modules` (modules, `import()`).
+ * Running one test262 test once, as test262's own INTERPRETING.md (in the checkout) says: a new
+ * realm (a `vm` context) with `print` and `$262`, the harness files run in it as scripts of their
+ * own, then the test as a script or (flag `module`) as a `vm.SourceTextModule` whose `./x` imports
+ * load files beside it. Needs `--experimental-vm-modules` (modules, `import()`).
  *
  * `transformFixture(text, file)` gives the code of a module the test imports (instrumented as
  * the test is); `runtime` installs a stand-in for `@jsprof/runtime` whose checks always take the

@@ -1,8 +1,8 @@
 'use strict';
 /**
  * Reading a test262 checkout: finding the language tests, their frontmatter, and the ways each
- * must run (INTERPRETING.md: strict and non-strict unless `onlyStrict`, `noStrict`, `module` or
- * `raw` say otherwise).
+ * must run (test262's own INTERPRETING.md, in the checkout: strict and non-strict unless
+ * `onlyStrict`, `noStrict`, `module` or `raw` say otherwise).
  */
 const fs = require('node:fs');
 const path = require('node:path');

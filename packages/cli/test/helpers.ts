@@ -21,7 +21,7 @@ export function jsprof(args: string[], options: { cwd?: string; env?: Record<str
   });
 }
 
-/** Checks the invariants every trace must keep (see design.md). */
+/** Checks the invariants every trace must keep (see docs/design.md, "What native Chromium does"). */
 export function expectWellFormed(trace: any) {
   expect(Object.keys(trace).sort()).toEqual(['frames', 'resources', 'samples', 'stacks']);
   trace.frames.forEach((f: any) => {

@@ -5,8 +5,9 @@
  * every engine: V8's call sites give a position in the function's head (the `function` keyword),
  * SpiderMonkey's and JavaScriptCore's stacks the position of a call inside its body; either way the
  * frame becomes the function, at the start native Chromium reports. Tables are fetched when a
- * profiler stops, for the scripts its frames are in that said they have one (each pushes an Error
- * of its own top-level code to `globalThis.__jsprof$t`); without one, a frame keeps its position.
+ * profiler stops, for the scripts its frames are in that said they have one (each pushes a function
+ * of its own, which makes an Error there when called, to `globalThis.__jsprof$t`); without one, a
+ * frame keeps its position.
  */
 import { RawFrame, scriptOf } from './capture';
 import { TABLE_REGISTRY_GLOBAL } from './names';

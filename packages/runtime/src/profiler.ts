@@ -1,5 +1,6 @@
 /**
- * The `Profiler` of the JS Self-Profiling API, behaving as native Chromium does (see design.md):
+ * The `Profiler` of the JS Self-Profiling API, behaving as native Chromium does (see docs/design.md,
+ * "What native Chromium does"):
  * intervals rounded up to multiples of 10 ms, RangeError/TypeError for bad options, at most 100 at
  * once, `samplebufferfull` as a plain Event in a later task, a second `stop()` rejected with
  * InvalidStateError.

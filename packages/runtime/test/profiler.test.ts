@@ -1,5 +1,5 @@
 /**
- * The Profiler API as native Chromium behaves (design.md, "What native Chromium does"), on a Node
+ * The Profiler API as native Chromium behaves (docs/design.md, "What native Chromium does"), on a Node
  * runtime with the sampler thread.
  */
 import { BASE_INTERVAL, Profiler, effectiveInterval, install, profile, setBaseInterval } from '../src/node';

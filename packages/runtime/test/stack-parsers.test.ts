@@ -1,7 +1,7 @@
 /**
  * The stack-string parsers, on strings real engines produced. Sources:
  * - [node]    captured here with Node 20.20 (V8 11.3), `new Error().stack` in a CommonJS file;
- * - [design]  design.md, "Firefox and WebKit" (Firefox ESR 153, WebKitGTK 2.50, measured on this machine);
+ * - [design]  docs/design.md, "Firefox and WebKit" (Firefox ESR 153, WebKitGTK 2.50, measured on this machine);
  * - [esp]     stacktracejs/error-stack-parser, spec/fixtures/captured-errors.js (strings captured from
  *             real browsers);
  * - [sentry]  getsentry/sentry-javascript, packages/browser/test/tracekit/{chromium,firefox,safari}.test.ts
