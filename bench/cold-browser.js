@@ -9,7 +9,8 @@
  *    the library loads ("profiled"; its stop() is not counted). The time of a page is
  *    performance.now() at the end of the task, i.e. since navigation start: fetching, parsing and
  *    compiling the scripts, and one run. Medians of alternating runs, each way against the plain
- *    library's median in the same run, as bench/cold.js does in Node.
+ *    library's median in the same run, as bench/cold.js does in Node. Chromium loads each of these
+ *    pages in a browser started for it, without DevTools (see loadInOwnChromium).
  * 2. The example app (fixtures/apps/browser-app) built by vite and webpack without jsprof and as a
  *    sampled build at rate 0 (`--sampling 0`: every page load is unsampled and runs the plain build,
  *    picked by the inline snippet): the time until the app is ready and has run `summary(3, 20)`
@@ -22,7 +23,7 @@
  * those pages are small and quick) the number per build. Tables go to stdout, progress to stderr,
  * the raw numbers to bench/out/cold-browser.json.
  */
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -74,6 +75,47 @@ const VERSIONS = {
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 /**
+ * Chromium's library pages are loaded by a Chromium of their own, started for the page and given
+ * its URL, with no DevTools session: Playwright's turns on V8's capture of a detailed stack for
+ * every Error made (Runtime.enable: for the console), which asks V8 where each call is, and V8
+ * answers by parsing the function again: for a library's top-level code, the whole file
+ * (typescript.js: about 280 ms at the first sample, in every way that samples). A user's browser
+ * without DevTools open does none of that. The page first waits on a launcher page until the
+ * browser has started, then posts its result back.
+ */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const LAUNCH_DELAY_MS = 500;
+const posted = new Map();
+let pageIds = 0;
+
+const LAUNCHER = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
+<script>setTimeout(() => location.replace(new URLSearchParams(location.search).get('next')), ${LAUNCH_DELAY_MS});</script></body></html>`;
+
+/** Loads `url` once in a Chromium started for it, without DevTools; resolves to what the page posts. */
+async function loadInOwnChromium(origin, url, timeout) {
+  const id = String(++pageIds);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-cold-chromium-'));
+  const result = new Promise((resolve) => posted.set(id, resolve));
+  const next = `${url}&post=${id}`;
+  const browser = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, `${origin}/launch?${new URLSearchParams({ next })}`], { stdio: 'ignore', detached: true });
+  const timer = setTimeout(() => posted.get(id)?.({ error: `no result within ${timeout} ms` }), timeout);
+  try {
+    return await result;
+  } finally {
+    clearTimeout(timer);
+    posted.delete(id);
+    const exited = new Promise((resolve) => browser.once('exit', resolve));
+    try {
+      process.kill(-browser.pid, 'SIGKILL'); // its whole process group: the renderer and the rest
+    } catch {
+      // already gone
+    }
+    await exited;
+    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+/**
  * Resolves once the page has set `__done` (the page's result in `__result`), or after `ms` with an
  * error: an expression for `page.evaluate`.
  */
@@ -91,6 +133,15 @@ async function serve(handle) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
+    if (req.method === 'POST' && url.pathname === '/result') {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        res.writeHead(204).end();
+        posted.get(url.searchParams.get('id'))?.(JSON.parse(body));
+      });
+      return;
+    }
     requests.push(url.pathname);
     const found = handle(url);
     if (!found) return void res.writeHead(404).end();
@@ -123,6 +174,12 @@ function libraryPage(lib, way, run) {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,">
 <script>
+  (function post() {
+    const id = new URLSearchParams(location.search).get('post');
+    if (!id) return;
+    if (!self.__done) return void setTimeout(post, 5);
+    fetch('/result?id=' + id, { method: 'POST', body: JSON.stringify(self.__result) });
+  })();
   function __fail(error) { self.__result = { error: String(error) }; self.__done = true; }
   self.onerror = (message, source, line) => __fail(message + ' (' + source + ':' + line + ')');
 </script>
@@ -183,15 +240,16 @@ async function coldLibraries(browser, engine, origin) {
   const values = {};
   const samplers = [];
   const url = (lib, way, r) => `${origin}/?${new URLSearchParams({ lib: lib.name, way, r })}`;
+  const load = (pageUrl) => (engine === 'chromium' ? loadInOwnChromium(origin, pageUrl, 120000) : loadOnce(browser, pageUrl, 120000));
   // Not counted: a page of each way, so that the first page measured does not also pay for the
   // browser's first content process, its first connection to the server, the runtime's first fetch.
-  for (const way of WAYS) await loadOnce(browser, url(LIBRARIES[0], way, 'warm-up'), 120000);
+  for (const way of WAYS) await load(url(LIBRARIES[0], way, 'warm-up'));
   for (let round = 0; round < RUNS; round++) {
     for (const lib of LIBRARIES) {
       // Alternating, in an order that turns each round, so that a machine slowing down slows every way.
       for (let k = 0; k < WAYS.length; k++) {
         const way = WAYS[(k + round) % WAYS.length];
-        const result = await loadOnce(browser, url(lib, way, String(round)), 120000);
+        const result = await load(url(lib, way, String(round)));
         if (!result || result.error) throw new Error(`${engine}, ${lib.name}, ${way}: ${result ? result.error : 'no result'}`);
         // The page ran what it should have: the runtime and the checks, or neither.
         if (result.runtime !== (way !== 'plain') || result.checks !== (way !== 'plain')) throw new Error(`${engine}, ${lib.name}, ${way}: runtime loaded ${result.runtime}, checks ${result.checks}`);
@@ -288,7 +346,7 @@ const cpu = () => `${os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown
 function libraryTable(engine, version, { times, samples, sampler }) {
   const rows = coldRows(LIBRARIES.map((l) => l.name), times, ['checks', 'profiled'], (name) => [String(median(samples[name]))]);
   return [
-    `jsprof cold-start browser bench (${engine}) — ${version}, ${HOW[engine]}; ${cpu()}; median of ${RUNS} fresh pages per way, alternating`,
+    `jsprof cold-start browser bench (${engine}) — ${version}, ${HOW[engine]}${engine === 'chromium' ? ', a browser started for each page, no DevTools session' : ''}; ${cpu()}; median of ${RUNS} fresh pages per way, alternating`,
     '',
     table(columnsOf(['library (loaded and run once in a page)', 'plain', 'checks, runtime loaded', 'profiling at 10 ms', 'samples']), rows),
     '',
@@ -327,6 +385,7 @@ async function main() {
     log('  cold-browser: instrumenting the libraries');
     const files = libraryFiles(work);
     const libraries = await serve((url) => {
+      if (url.pathname === '/launch') return { body: LAUNCHER, type: 'text/html' };
       if (url.pathname === '/') {
         const lib = LIBRARIES.find((l) => l.name === url.searchParams.get('lib'));
         return { body: libraryPage(lib, url.searchParams.get('way'), url.searchParams.get('r')), type: 'text/html' };

@@ -70,10 +70,7 @@ export function resolveFrame(frame: RawFrame): NamedFrame | null {
   if (!source) return { name: frame.name, url, line: frame.line, column: frame.column };
   const start = toOriginal(source, frame.line, frame.column);
   let fn = start >= 0 ? functionByHead(source.functions, start) : undefined;
-  if (!fn && !(frame.line === 1 && frame.column === 1 && frame.name === '')) {
-    const call = toOriginal(source, frame.callLine, frame.callColumn);
-    if (call >= 0) fn = functionAt(source.functions, call);
-  }
+  if (!fn && start >= 0 && !(frame.line === 1 && frame.column === 1 && frame.name === '')) fn = functionAt(source.functions, start);
   if (!fn) return { name: '', url, line: 1, column: 1 };
   return { name: fn.name, url, line: fn.line, column: fn.column, instrumented: fn.instrumented };
 }

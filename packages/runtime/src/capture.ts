@@ -15,9 +15,6 @@ export interface RawFrame {
   url: string | null;
   line: number;
   column: number;
-  /** The call's own position (V8); equal to line/column where only that is known. */
-  callLine: number;
-  callColumn: number;
   name: string;
   native: boolean;
 }
@@ -27,13 +24,9 @@ const STACK_LIMIT = 1000;
 type CallSite = {
   getScriptNameOrSourceURL?(): string | null;
   getFileName(): string | null | undefined;
-  getLineNumber(): number | null;
-  getColumnNumber(): number | null;
-  getEnclosingLineNumber?(): number | null;
-  getEnclosingColumnNumber?(): number | null;
-  getPosition?(): number;
+  getEnclosingLineNumber(): number | null;
+  getEnclosingColumnNumber(): number | null;
   getFunctionName(): string | null;
-  getMethodName?(): string | null;
   isEval?(): boolean;
   isAsync?(): boolean;
 };
@@ -52,7 +45,8 @@ function probeCallSites(): boolean {
       ErrorCtor.captureStackTrace(holder);
       return holder.stack;
     });
-    return Array.isArray(sites) && sites.length > 0 && typeof sites[0].getLineNumber === 'function';
+    // V8 before CallSite.getEnclosing* (Chrome 87) gets its stacks read from strings, as other engines.
+    return Array.isArray(sites) && sites.length > 0 && typeof sites[0].getEnclosingLineNumber === 'function';
   } catch {
     return false;
   }
@@ -185,17 +179,17 @@ export function framesOf(stack: string): RawFrame[] {
 }
 
 function fromParsed(f: ParsedFrame): RawFrame {
-  return { url: f.url, line: f.line, column: f.column, callLine: f.line, callColumn: f.column, name: f.name, native: f.native };
+  return { url: f.url, line: f.line, column: f.column, name: f.name, native: f.native };
 }
 
 /**
- * The frames of call sites already read, by script URL and position in it: a URL and a position
- * name one call in one function, so a call site seen before costs two Map lookups instead of the
- * CallSite calls for its lines, columns and name, and its frame object is shared between samples
- * (acorn's parser, 42 frames deep, sampled every 10 ms: a sample took about 380 µs, 250 µs with
- * this and the stack store's lookup by identity). Only for URLs that locate a file (`/…`, `file:`,
- * `https:`, …): names such as `evalmachine.<anonymous>` are shared by unrelated scripts. Forgotten
- * when profiling starts afresh, so a script changed under its URL meanwhile is read again.
+ * The frames of V8 call sites already read, by script URL and where their function starts: a
+ * function seen before costs two Map lookups instead of the CallSite calls for its name, and its
+ * frame object is shared between samples (acorn's parser, 42 frames deep, sampled every 10 ms: a
+ * sample took about 380 µs, 250 µs with this and the stack store's lookup by identity). Only for
+ * URLs that locate a file (`/…`, `file:`, `https:`, …): names such as `evalmachine.<anonymous>`
+ * are shared by unrelated scripts. Forgotten when profiling starts afresh, so a script changed
+ * under its URL meanwhile is read again.
  */
 const sitesRead = new OwnMap<string, Map<number, RawFrame>>();
 let sitesReadCount = 0;
@@ -208,31 +202,31 @@ export function forgetCallSites(): void {
   sitesReadCount = 0;
 }
 
+/**
+ * A frame from where its function starts (V8's `getEnclosing*`), without the call's own position:
+ * V8 keeps no table of positions for code it compiled without one, and builds it the first time
+ * one is asked for, by parsing the function again; for a script's top-level code, or a bundle's
+ * outer function, that is the whole file (typescript.js, 9 MB: about 190 ms in Chromium, at the
+ * first sample taken while it loads). Where a function starts is known without that table.
+ */
 function fromCallSite(site: CallSite): RawFrame {
   // Code from eval and new Function has no URL of its own (a sourceURL comment is the page's say-so).
   const isEval = site.isEval?.() ?? false;
-  const url = isEval ? null : ((site.getScriptNameOrSourceURL?.() || site.getFileName()) ?? null);
-  const position = url && LOCATES_FILE.test(url) ? site.getPosition?.() : undefined;
-  const known = position === undefined ? undefined : sitesRead.get(url!)?.get(position);
+  const url = (isEval ? null : site.getScriptNameOrSourceURL?.() || site.getFileName()) || null;
+  const line = site.getEnclosingLineNumber() ?? 0;
+  const column = site.getEnclosingColumnNumber() ?? 0;
+  const key = line * 2 ** 30 + column;
+  const cacheable = url !== null && LOCATES_FILE.test(url) && line < 2 ** 23 && column < 2 ** 30;
+  const known = cacheable ? sitesRead.get(url)?.get(key) : undefined;
   if (known) return known;
-  const callLine = site.getLineNumber() ?? 0;
-  const callColumn = site.getColumnNumber() ?? 0;
-  const frame: RawFrame = {
-    url: url || null,
-    line: site.getEnclosingLineNumber?.() ?? callLine,
-    column: site.getEnclosingColumnNumber?.() ?? callColumn,
-    callLine,
-    callColumn,
-    name: site.getFunctionName() ?? '',
-    // CallSite.isNative() is true only for V8's own extras: a frame without a script is a builtin.
-    native: !url && !isEval,
-  };
-  if (position !== undefined) {
+  // CallSite.isNative() is true only for V8's own extras: a frame without a script is a builtin.
+  const frame: RawFrame = { url, line, column, name: site.getFunctionName() ?? '', native: !url && !isEval };
+  if (cacheable) {
     if (sitesReadCount >= MAX_SITES_READ) forgetCallSites();
     sitesReadCount++;
-    let read = sitesRead.get(url!);
-    if (!read) sitesRead.set(url!, (read = new OwnMap()));
-    read.set(position, frame);
+    let read = sitesRead.get(url);
+    if (!read) sitesRead.set(url, (read = new OwnMap()));
+    read.set(key, frame);
   }
   return frame;
 }

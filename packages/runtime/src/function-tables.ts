@@ -79,16 +79,17 @@ function before(line: number, column: number, entryLine: number, entryColumn: nu
   return line < entryLine || (line === entryLine && column < entryColumn);
 }
 
-/** The function whose head holds the frame's position, or else the innermost one holding its call. */
-export function functionOf(table: TableEntry[], frame: Pick<RawFrame, 'line' | 'column' | 'callLine' | 'callColumn'>): TableEntry | undefined {
+/**
+ * The function whose head holds the frame's position (V8 gives a function's start), or else the
+ * innermost one holding it (other engines give the position of the call inside the function).
+ */
+export function functionOf(table: TableEntry[], frame: Pick<RawFrame, 'line' | 'column'>): TableEntry | undefined {
   let head: TableEntry | undefined;
   let innermost: TableEntry | undefined;
   for (const e of table) {
-    const afterStart = !before(frame.line, frame.column, e[1], e[2]);
-    const callAfterStart = !before(frame.callLine, frame.callColumn, e[1], e[2]);
-    if (!afterStart && !callAfterStart) break;
-    if (afterStart && before(frame.line, frame.column, e[3], e[4])) head = e;
-    if (callAfterStart && before(frame.callLine, frame.callColumn, e[5], e[6])) innermost = e;
+    if (before(frame.line, frame.column, e[1], e[2])) break;
+    if (before(frame.line, frame.column, e[3], e[4])) head = e;
+    if (before(frame.line, frame.column, e[5], e[6])) innermost = e;
   }
   return head ?? innermost;
 }

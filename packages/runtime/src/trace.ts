@@ -100,7 +100,7 @@ export class StackStore {
   #frameId(f: RawFrame): number {
     let id = this.#frameIdsByObject.get(f);
     if (id !== undefined) return id;
-    const key = `${f.url}\n${f.line}\n${f.column}\n${f.callLine}\n${f.callColumn}\n${f.name}\n${f.native ? 1 : 0}`;
+    const key = `${f.url}\n${f.line}\n${f.column}\n${f.name}\n${f.native ? 1 : 0}`;
     id = this.#frameIds.get(key);
     if (id === undefined) {
       id = this.frames.length;
@@ -134,8 +134,6 @@ function sameFrame(a: RawFrame, b: RawFrame): boolean {
     a === b ||
     (a.line === b.line &&
       a.column === b.column &&
-      a.callLine === b.callLine &&
-      a.callColumn === b.callColumn &&
       a.name === b.name &&
       a.url === b.url &&
       a.native === b.native)

@@ -238,6 +238,13 @@ describe('call sites read before (V8)', () => {
     expect(run('first')[0]).toMatchObject({ name: 'first', url: 'evalmachine.<anonymous>' });
     expect(run('other')[0]).toMatchObject({ name: 'other', url: 'evalmachine.<anonymous>' });
   });
+
+  test('two calls in one function are one frame, placed where the function starts: a capture never asks V8 where the call is, which it answers by parsing the function again (Chromium: the whole file, for top-level code)', () => {
+    const twoCalls = vm.runInThisContext('(function twoCalls(probe) {\n  const first = probe();\n  return [first, probe()];\n})', { filename: '/srv/bundle.js' });
+    const [first, second] = twoCalls(probe);
+    expect(first[0]).toEqual({ name: 'twoCalls', url: '/srv/bundle.js', line: 1, column: 2, native: false });
+    expect(second[0]).toBe(first[0]);
+  });
 });
 
 describe('the runtime\'s own frames never appear', () => {

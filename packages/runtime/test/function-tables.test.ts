@@ -22,7 +22,7 @@ const CHECKED = (() => {
   return instrument({ code: source, program: parseJs(source), sourceMap: false }, {}).code;
 })();
 
-const frame = (url: string, line: number, column: number, callLine = line, callColumn = column): RawFrame => ({ url, name: 'engine-name', line, column, callLine, callColumn, native: false });
+const frame = (url: string, line: number, column: number): RawFrame => ({ url, name: 'engine-name', line, column, native: false });
 
 let fetched: string[];
 beforeAll(async () => {
@@ -61,10 +61,10 @@ test('a table is fetched once per script that said it has one, beside it, withou
 test("V8's head positions and other engines' call sites name the same function, at V8's start", () => {
   const resolve = functionTableResolver(defaultResolver);
   const url = 'https://app.example/app.js?v=2';
-  // V8: CallSite's enclosing position is the `function` keyword; the call is inside.
+  // V8: CallSite's enclosing position, where the function starts (here the `function` keyword).
   // (and the table says these functions carry no checks: see buildTrace)
   const plain = { instrumented: false };
-  expect(resolve(frame(url, 1, 1, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15, ...plain });
+  expect(resolve(frame(url, 1, 1))).toEqual({ name: 'outer', url, line: 1, column: 15, ...plain });
   // SpiderMonkey / JavaScriptCore: only the call site (inside outer's body, outside inner).
   expect(resolve(frame(url, 3, 10))).toEqual({ name: 'outer', url, line: 1, column: 15, ...plain });
   // A call inside the arrow belongs to the arrow, the innermost function holding it.
@@ -100,7 +100,7 @@ describe('tables written by jsprof instrument and the bundler plugins', () => {
     let probes = 0;
     lines.forEach((text, i) => {
       for (let column = 1; column <= text.length; column += 7) {
-        const at = { line: i + 1, column, callLine: i + 1, callColumn: column };
+        const at = { line: i + 1, column };
         expect(describe(functionOf(out.table!.functions, at))).toBe(describe(functionOf(reparsed, at)));
         probes++;
       }

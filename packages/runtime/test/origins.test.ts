@@ -2,7 +2,7 @@
 import { maskingResolver, withoutCredentials } from '../src/origins';
 import type { RawFrame } from '../src/capture';
 
-const frame = (url: string | null, name = 'f'): RawFrame => ({ url, name, line: 1, column: 1, callLine: 1, callColumn: 1, native: url === null });
+const frame = (url: string | null, name = 'f'): RawFrame => ({ url, name, line: 1, column: 1, native: url === null });
 
 function withRealm(realm: Record<string, unknown>, fn: () => void) {
   const g = globalThis as any;
