@@ -9,6 +9,8 @@ import { addConvertCommand } from './commands/convert';
 import { addSymbolicateCommand } from './commands/symbolicate';
 import { addAggregateCommand } from './commands/aggregate';
 import { addCacheCommand } from './commands/cache';
+import { addIngestCommand } from './commands/ingest';
+import { addQueryCommand } from './commands/query';
 
 function wholeNumber(name: string, min: number) {
   return (value: string) => {
@@ -118,6 +120,8 @@ export async function main(argv: string[]): Promise<number> {
   addSymbolicateCommand(program, setExitCode);
   addAggregateCommand(program, setExitCode);
   addCacheCommand(program, setExitCode);
+  addIngestCommand(program, setExitCode);
+  addQueryCommand(program, setExitCode);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

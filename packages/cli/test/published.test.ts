@@ -142,7 +142,7 @@ afterAll(async () => {
 
 test('every package is packed with its dist, types and maps that carry their sources, nothing else', () => {
   const names = fs.readdirSync(path.join(work, 'packs')).sort();
-  expect(names).toEqual(['babel-plugin', 'bundler-plugin', 'cli', 'estree-instrument', 'policy', 'runtime', 'swc-plugin', 'trace-tools'].map((n) => `jsprof-${n}-0.1.0.tgz`));
+  expect(names).toEqual(['babel-plugin', 'bundler-plugin', 'cli', 'estree-instrument', 'policy', 'runtime', 'store', 'swc-plugin', 'trace-tools'].map((n) => `jsprof-${n}-0.1.0.tgz`));
   for (const name of names) {
     const files = filesOf(fs.readFileSync(path.join(work, 'packs', name)));
     const manifest = JSON.parse(files.get('package/package.json')!.toString('utf8'));

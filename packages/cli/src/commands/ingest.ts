@@ -1,0 +1,95 @@
+/**
+ * `jsprof ingest`: trace files (as `traceReceiver` stores them) loaded into a store, DuckDB or
+ * ClickHouse, functions identified across releases through their source maps.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { findTraceFiles, printable } from '@jsprof/trace-tools';
+import { DEFAULT_BATCH, IngestSummary, ingestFiles, openStore } from '@jsprof/store';
+import { describeFsError } from '../files';
+import { SOURCE_MAPS_HELP } from './symbolicate';
+
+const PROGRESS_EVERY_MS = 100;
+const NAMED_REJECTIONS = 20;
+const DEFAULT_MAX_FILE_MB = 64;
+
+export const STORE_HELP = 'a DuckDB file (created if missing), a ClickHouse server\'s URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process';
+
+const HELP = `
+A function is its original file and name (through the release's source maps; the script's URL
+when unmapped), not its line, so it keeps its id from release to release. Each trace's raw frames
+are kept beside it, to map it again. A trace already in the store is not written again.
+Exit status: 0 when every file was ingested (or already stored), 1 when one was rejected (named on
+stderr; the rest are ingested), 2 for bad usage.`;
+
+export function wholeNumber(name: string, min: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
+    return n;
+  };
+}
+
+export function addIngestCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('ingest')
+    .description('Load trace files into a store (DuckDB or ClickHouse) for `jsprof query`: functions identified across releases.')
+    .argument('<paths...>', 'trace files (JSON, or gzip: .json.gz, .gz), or directories to search recursively for them')
+    .requiredOption('--store <store>', STORE_HELP)
+    .addOption(new Option('-s, --source-maps <dir>', `map every trace's frames to original files and names through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
+    .option('--release-maps <dir>', 'map each trace through the source maps of its release, in <dir>/<release>/ (original files are named relative to that directory)')
+    .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_BATCH)
+    .option('--max-file-size <MB>', 'traces larger than this, or gunzipping to more, are rejected', wholeNumber('--max-file-size', 1), DEFAULT_MAX_FILE_MB)
+    .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, ms} on stdout')
+    .addHelpText('after', HELP)
+    .action(async (paths: string[], opts) => {
+      const files = findTraceFiles(paths, (dir, error) => process.stderr.write(`jsprof: skipped ${printable(dir)}: ${describeFsError(error)}\n`));
+      if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
+      const store = await openStore(opts.store);
+      const started = performance.now();
+      const maxBytes = opts.maxFileSize * 1024 * 1024;
+      let summary: IngestSummary;
+      try {
+        summary = await ingestWithProgress(files, (options) =>
+          ingestFiles(store, files, { ...options, sourceMaps: opts.sourceMaps, releaseMaps: opts.releaseMaps, batchSize: opts.batch, limits: { maxBytes, maxInflatedBytes: maxBytes } }),
+        );
+      } finally {
+        await store.close();
+      }
+      const ms = Math.round(performance.now() - started);
+      if (opts.json) process.stdout.write(`${JSON.stringify({ store: store.description, files: files.length, ...summary, ms })}\n`);
+      else process.stdout.write(describe(summary, store.description, ms));
+      if (summary.rejected > 0) setExitCode(1);
+    });
+}
+
+type Run = (options: { onFile: (done: number, total: number) => void; onRejected: (message: string) => void }) => Promise<IngestSummary>;
+
+async function ingestWithProgress(files: string[], run: Run): Promise<IngestSummary> {
+  const progress = files.length >= 20 && !!process.stderr.isTTY;
+  let shownAt = 0;
+  let rejected = 0;
+  const summary = await run({
+    onFile: (done, total) => {
+      if (!progress || (Date.now() - shownAt < PROGRESS_EVERY_MS && done < total)) return;
+      shownAt = Date.now();
+      process.stderr.write(`\r\x1b[Kjsprof: ${done}/${total} traces`);
+    },
+    onRejected: (message) => {
+      if (++rejected > NAMED_REJECTIONS) return;
+      process.stderr.write(`${progress ? '\r\x1b[K' : ''}jsprof: ${printable(message)}\n`);
+    },
+  });
+  if (progress) process.stderr.write('\r\x1b[K');
+  if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+  return summary;
+}
+
+function describe(summary: IngestSummary, store: string, ms: number): string {
+  const rate = ms > 0 ? `, ${Math.round((summary.ingested * 1000) / ms).toLocaleString('en-US')} traces/s` : '';
+  const lines = [`Ingested ${summary.ingested.toLocaleString('en-US')} traces into ${printable(store)} in ${(ms / 1000).toFixed(1)} s${rate}.`];
+  if (summary.duplicates) lines.push(`${summary.duplicates.toLocaleString('en-US')} were already stored and were skipped.`);
+  if (summary.rejected) lines.push(`${summary.rejected.toLocaleString('en-US')} files were rejected.`);
+  if (summary.frames) lines.push(`${summary.mapped} of ${summary.frames} frames mapped to original sources.`);
+  if (summary.releasesWithoutMaps.length) lines.push(`No source maps for release ${summary.releasesWithoutMaps.map(printable).join(', ')}: their frames keep their URLs.`);
+  return `${lines.join('\n')}\n`;
+}

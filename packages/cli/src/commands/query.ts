@@ -1,0 +1,181 @@
+/**
+ * `jsprof query top|flame|diff`: what a store (`jsprof ingest`) says about many traces: the
+ * functions that take the time, a merged flame graph, and what changed between two releases.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { ProfilerTrace } from '@jsprof/runtime';
+import { htmlReport, printable } from '@jsprof/trace-tools';
+import { DiffResult, Filter, FlameGraph, FlameNode, LABELS, Store, TopResult, TopView, diffFunctions, flameGraph, openStore, topFunctions } from '@jsprof/store';
+import { writeAtomic } from '../files';
+import { STORE_HELP, wholeNumber } from './ingest';
+
+function day(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('must be a day, YYYY-MM-DD.');
+  return value;
+}
+
+/** The options every query takes: the store, and which traces. */
+function withStoreAndFilter(command: Command, withRelease = true): Command {
+  command.requiredOption('--store <store>', STORE_HELP);
+  if (withRelease) command.option('--release <release>', 'only traces of this release (meta.release)');
+  return command
+    .option('--page <page>', 'only traces of this page (meta.page)')
+    .option('--browser <browser>', 'only traces of this browser (meta.browser)')
+    .option('--from <day>', 'only traces received on this day (YYYY-MM-DD, UTC) or later', day)
+    .option('--to <day>', 'only traces received on this day or earlier', day);
+}
+
+function filterOf(opts: Filter): Filter {
+  const filter: Filter = {};
+  for (const key of ['release', 'page', 'browser', 'from', 'to'] as const) if (opts[key] !== undefined) filter[key] = opts[key];
+  return filter;
+}
+
+async function withStore<T>(target: string, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(target, { create: false });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const ms = (value: number) => (Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(1));
+const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
+const where = (file: string) => printable(file || '(built-in)');
+
+function table(header: string[], rows: string[][], numeric: number): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const format = (r: string[]) => r.map((c, i) => (i < numeric ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  return [format(header), ...rows.map(format)];
+}
+
+function describeTopView(title: string, view: TopView): string[] {
+  const heading = `${title}: ${view.traces.toLocaleString('en-US')} traces, ${ms(view.traces ? view.busyMs / view.traces : 0)} ms busy per trace`;
+  if (view.busyMs === 0) return [`${heading}; no JavaScript ran`];
+  const rows = view.functions.map((f) => [percent(f.self), percent(f.total), ms(f.selfMs / view.traces), ms(f.totalMs / view.traces), percent(f.traces / view.traces), printable(f.name || '(anonymous)'), where(f.file)]);
+  return [heading, ...table(['self', 'total', 'self ms/trace', 'total ms/trace', 'traces', 'function', 'file'], rows, 5)];
+}
+
+function formatTop(result: TopResult): string {
+  const lines = ['Shares of busy time; ms per trace over all the view\'s traces; "traces": share of traces in which the function ran.', ''];
+  lines.push(...describeTopView('All traces', result.all));
+  for (const group of result.groups) lines.push('', ...describeTopView(printable(`${result.groupBy} = ${group.name}`), group));
+  return `${lines.join('\n')}\n`;
+}
+
+function formatDiff(result: DiffResult, a: string, b: string): string {
+  const side = (name: string, s: DiffResult['a']) => `${printable(name)}: ${s.traces.toLocaleString('en-US')} traces, ${ms(s.busyMsPerTrace)} ms busy per trace`;
+  const lines = [
+    `${side(`A = release ${a}`, result.a)}; ${side(`B = release ${b}`, result.b)}.`,
+    `Self time per trace, B − A; "noise": the standard error of that change between traces; "changed": more than ${result.noiseFactor}× the noise.`,
+    '',
+  ];
+  const rows = result.functions.map((f) => [
+    ms(f.a.selfMsPerTrace),
+    ms(f.b.selfMsPerTrace),
+    `${f.selfMsDelta >= 0 ? '+' : ''}${ms(f.selfMsDelta)}`,
+    `±${ms(f.selfMsNoise)}`,
+    `${percent(f.a.self)} → ${percent(f.b.self)}`,
+    `${f.totalMsDelta >= 0 ? '+' : ''}${ms(f.totalMsDelta)}`,
+    f.selfChanged ? 'changed' : f.totalChanged ? 'total changed' : '',
+    printable(f.name || '(anonymous)'),
+    where(f.file),
+  ]);
+  lines.push(...table(['A ms', 'B ms', 'change', 'noise', 'self share', 'total change', '', 'function', 'file'], rows, 6));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Folded stacks ("a;b;c 12.5" per line, self ms), as flamegraph.pl and speedscope read them. */
+function foldedStacks(flame: FlameGraph): string {
+  const lines: string[] = [];
+  const name = (id: string) => printable(flame.functions[id]?.name || '(anonymous)').replace(/[; ]/g, '_');
+  const work: [FlameNode, string][] = flame.root.children.map((c) => [c, name(c.functionId)]);
+  while (work.length) {
+    const [node, path] = work.pop()!;
+    if (node.selfMs > 0) lines.push(`${path} ${Number(node.selfMs.toFixed(3))}`);
+    for (const child of node.children) work.push([child, `${path};${name(child.functionId)}`]);
+  }
+  return lines.length ? `${lines.sort().join('\n')}\n` : '';
+}
+
+/** Most samples the HTML flame graph's trace is made of: each stands for busy time / this, at least 1 ms. */
+const HTML_SAMPLES = 200_000;
+
+/** The flame graph as a trace whose samples stand for equal slices of time, for trace-tools' HTML report. */
+function flameAsTrace(flame: FlameGraph): { trace: ProfilerTrace; sliceMs: number } {
+  const sliceMs = Math.max(1, flame.busyMs / HTML_SAMPLES);
+  const ids = Object.keys(flame.functions);
+  const files = [...new Set(ids.map((id) => flame.functions[id].file).filter((f) => f !== ''))];
+  const trace: ProfilerTrace = {
+    resources: files,
+    frames: ids.map((id) => {
+      const { name, file } = flame.functions[id];
+      return file === '' ? { name } : { name, resourceId: files.indexOf(file) };
+    }),
+    stacks: [],
+    samples: [],
+  };
+  const work: [FlameNode, number | undefined][] = flame.root.children.map((c) => [c, undefined]);
+  while (work.length) {
+    const [node, parentId] = work.pop()!;
+    const frameId = ids.indexOf(node.functionId);
+    const stackId = trace.stacks.push(parentId === undefined ? { frameId } : { parentId, frameId }) - 1;
+    for (let i = Math.round(node.selfMs / sliceMs); i > 0; i--) trace.samples.push({ timestamp: trace.samples.length * sliceMs, stackId });
+    for (const child of node.children) work.push([child, stackId]);
+  }
+  return { trace, sliceMs };
+}
+
+export function addQueryCommand(program: Command, setExitCode: (code: number) => void): void {
+  const query = program
+    .command('query')
+    .description('Ask a store (filled by `jsprof ingest`) where time goes: top functions, a merged flame graph, or the difference between two releases.')
+    .usage('<top|flame|diff> [options]')
+    .argument('[query]')
+    // Without a query, or with one that is not known: bad usage.
+    .action((name?: string) => {
+      process.stderr.write(`jsprof: ${name === undefined ? 'which query? ' : `no query "${printable(name)}"; `}top, flame or diff\n`);
+      query.outputHelp({ error: true });
+      setExitCode(2);
+    });
+
+  withStoreAndFilter(query.command('top'))
+    .description('Functions by self and total time over the traces, and per release, page or browser.')
+    .addOption(new Option('--group-by <label>', 'one view per value of this label').choices(LABELS))
+    .option('--top <n>', 'how many functions each view lists', wholeNumber('--top', 1), 20)
+    .option('--json', 'print {groupBy, filter, all, groups: [{name, traces, samples, busySamples, busyMs, idleSamples, idleMs, functions: [{functionId, name, file, selfMs, totalMs, self, total, traces}]}]}')
+    .action(async (opts) => {
+      const result = await withStore(opts.store, (store) => topFunctions(store, { filter: filterOf(opts), groupBy: opts.groupBy ?? null, limit: opts.top }));
+      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatTop(result));
+    });
+
+  withStoreAndFilter(query.command('flame'))
+    .description('Every stack of the traces merged into one call tree: folded stacks on stdout ("a;b;c <self ms>"), JSON, or an HTML flame graph.')
+    .addOption(new Option('--json', 'print {filter, traces, busyMs, root: {functionId, totalMs, selfMs, children}, functions: {id: {name, file}}}').conflicts('html'))
+    .option('--html <file>', 'write a self-contained HTML page with the flame graph and both call trees')
+    .action(async (opts) => {
+      const filter = filterOf(opts);
+      const flame = await withStore(opts.store, (store) => flameGraph(store, filter));
+      if (opts.html) {
+        const { trace, sliceMs } = flameAsTrace(flame);
+        const meta = { traces: flame.traces, 'ms per sample': Number(sliceMs.toFixed(3)), ...filter };
+        writeAtomic(opts.html, htmlReport({ trace, meta }, `jsprof query flame (${flame.traces} traces)`));
+        process.stderr.write(`jsprof: wrote ${opts.html}\n`);
+        return;
+      }
+      process.stdout.write(opts.json ? `${JSON.stringify(flame)}\n` : foldedStacks(flame));
+    });
+
+  withStoreAndFilter(query.command('diff'), false)
+    .description('How each function\'s time per trace changed from release A to release B, and whether the change is larger than the noise between traces.')
+    .argument('<a>', 'release A (the baseline)')
+    .argument('<b>', 'release B')
+    .option('--top <n>', 'how many functions to list', wholeNumber('--top', 1), 20)
+    .option('--json', 'print {a, b, noiseFactor, functions: [{functionId, name, file, a, b, selfMsDelta, totalMsDelta, selfMsNoise, totalMsNoise, selfChanged, totalChanged}]}')
+    .action(async (a: string, b: string, opts) => {
+      const filter = filterOf(opts);
+      const result = await withStore(opts.store, (store) => diffFunctions(store, { ...filter, release: a }, { ...filter, release: b }, opts.top));
+      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatDiff(result, a, b));
+    });
+}

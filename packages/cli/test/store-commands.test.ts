@@ -1,0 +1,86 @@
+/** `jsprof ingest` and `jsprof query top|flame|diff`, run as a user runs them, on DuckDB and on ClickHouse in-process (chdb). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFieldTraces } from '../../store/test/field-traces';
+import { jsprof, tempDir } from './helpers';
+
+const dir = tempDir('jsprof-store-commands-');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const [A, B] = ['2026.11.1', '2026.11.2'];
+const traces = path.join(dir, 'traces');
+writeFieldTraces(traces, { releases: [A, B], traces: 400, stableUrls: true, seed: 7, slowdown: { release: B, functionName: 'slowFilter', samples: 15 } });
+fs.writeFileSync(path.join(traces, 'broken.json'), '{"meta": {}, "trace": {"resources": [');
+
+const json = (args: string[]) => {
+  const run = jsprof(args);
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout);
+};
+
+describe.each([
+  ['DuckDB', path.join(dir, 'traces.duckdb')],
+  ['ClickHouse (chdb)', `chdb:${path.join(dir, 'clickhouse')}`],
+])('%s', (_name, store) => {
+  test('ingest loads every valid trace, names the broken one, exits 1; a second run skips them all', () => {
+    const run = jsprof(['ingest', traces, '--store', store]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/broken\.json: is not JSON/);
+    expect(run.stdout).toMatch(/^Ingested 400 traces into .* traces\/s\.\n1 files were rejected\.\n$/);
+    const again = JSON.parse(jsprof(['ingest', traces, '--store', store, '--json']).stdout);
+    expect(again).toMatchObject({ files: 401, ingested: 0, duplicates: 400, rejected: 1 });
+  });
+
+  test("query top gives jsprof aggregate's numbers", () => {
+    const top = json(['query', 'top', '--store', store, '--group-by', 'release', '--top', '1000', '--json']);
+    const aggregate = JSON.parse(jsprof(['aggregate', traces, '--group-by', 'release', '--json']).stdout);
+    expect(top.all.busyMs).toBe(aggregate.all.busyMs);
+    // aggregate tells functions apart by line, the store does not: where releases mix (all traces, bare
+    // traces in "(none)") the store has one row where aggregate has one per release. Within a release they agree.
+    for (const group of aggregate.groups.filter((g: any) => g.name !== '(none)')) {
+      const stored = top.groups.find((g: any) => g.name === group.name);
+      expect(stored.traces).toBe(group.traces);
+      // Ties (functions with no self time) may come in another order.
+      const rows = (functions: any[]) => functions.map((f) => [f.name, f.selfMs, f.totalMs, f.traces]).sort();
+      expect(rows(stored.functions)).toEqual(rows(group.functions));
+    }
+  });
+
+  test('query diff puts the planted slowdown first, changed beyond the noise', () => {
+    const diff = json(['query', 'diff', A, B, '--store', store, '--json']);
+    expect(diff.functions[0]).toMatchObject({ name: 'slowFilter', selfChanged: true });
+    expect(diff.functions[0].selfMsDelta).toBeGreaterThan(120);
+    const text = jsprof(['query', 'diff', A, B, '--store', store, '--top', '3']).stdout;
+    expect(text.split('\n')[4]).toMatch(/^\s*\d+\s+\d+\s+\+\d+\s+±\d+ .* changed\s+slowFilter\s+https:\/\/shop\.example\/static\/app\.js$/);
+  });
+
+  test('query flame prints folded stacks, and writes an HTML flame graph', () => {
+    const folded = jsprof(['query', 'flame', '--store', store, '--release', B]).stdout;
+    expect(folded).toMatch(/^main;route;render;slowFilter \d+$/m);
+    const html = path.join(dir, `${path.basename(store)}.html`);
+    const run = jsprof(['query', 'flame', '--store', store, '--html', html]);
+    expect(run.status).toBe(0);
+    expect(fs.readFileSync(html, 'utf8')).toContain('slowFilter');
+  });
+});
+
+describe('bad usage exits 2, a store that is not there 1', () => {
+  test.each([
+    [['ingest', traces]],
+    [['ingest', traces, '--store', path.join(dir, 'x.duckdb'), '-s', dir, '--release-maps', dir]],
+    [['query', 'top', '--store', path.join(dir, 'x.duckdb'), '--group-by', 'os']],
+    [['query', 'top', '--store', path.join(dir, 'x.duckdb'), '--from', 'yesterday']],
+    [['query', 'diff', A, '--store', path.join(dir, 'x.duckdb')]],
+    [['query']],
+    [['query', 'tpo', '--store', path.join(dir, 'x.duckdb')]],
+  ])('%j', (args) => {
+    expect(jsprof(args).status).toBe(2);
+  });
+
+  test('a query on a missing DuckDB file', () => {
+    const run = jsprof(['query', 'top', '--store', path.join(dir, 'missing.duckdb')]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/missing\.duckdb: no such store \(jsprof ingest creates it\)/);
+  });
+});

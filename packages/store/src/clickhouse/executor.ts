@@ -1,0 +1,74 @@
+/**
+ * How the ClickHouse store reaches an engine: SQL in, JSONEachRow out. The same statements run
+ * through `@clickhouse/client` against a server, or through chdb (ClickHouse in-process) on one
+ * machine and in the tests.
+ */
+
+export interface ClickHouseExecutor {
+  readonly description: string;
+  /** Runs a statement that returns nothing. */
+  command(sql: string): Promise<void>;
+  /** Runs a query; rows as JSONEachRow gives them (64-bit integers as strings). */
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  /** Inserts rows (objects keyed by column) as JSONEachRow. */
+  insert(table: string, rows: object[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+function requireOptional<T>(name: string, what: string): T {
+  try {
+    return require(name);
+  } catch (error) {
+    throw new Error(`${what} needs the package ${name}, which is not installed (npm i ${name}): ${(error as Error).message}`);
+  }
+}
+
+/** A ClickHouse server over HTTP(S): `url` like http://user:password@host:8123. */
+export function clickhouseClientExecutor(url: string): ClickHouseExecutor {
+  const { createClient, ClickHouseLogLevel } = requireOptional<typeof import('@clickhouse/client')>('@clickhouse/client', 'a ClickHouse store');
+  const client = createClient({
+    url,
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+    // Errors are thrown, and said once by the caller: the client's own log would repeat them.
+    log: { level: ClickHouseLogLevel.OFF },
+  });
+  const description = `ClickHouse ${new URL(url).origin}`;
+  const said = <T>(work: () => Promise<T>): Promise<T> =>
+    work().catch((error: Error) => {
+      throw new Error(`${description}: ${error.message}`);
+    });
+  return {
+    description,
+    command: (sql) => said(() => client.command({ query: sql }).then(() => undefined)),
+    query: (sql) => said(async () => (await client.query({ query: sql, format: 'JSONEachRow' })).json()),
+    insert: (table, rows) => said(() => (rows.length ? client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined) : Promise.resolve())),
+    close: () => client.close(),
+  };
+}
+
+interface ChdbSession {
+  queryAsync(sql: string, options: { format: string }): Promise<{ text(): string }>;
+  insert(params: { table: string; values: Buffer; format: 'JSONEachRow' }): Promise<unknown>;
+  close(): void;
+}
+
+/** ClickHouse in this process (the npm package chdb), its data in `dir` (a temporary directory when omitted). */
+export function chdbExecutor(dir?: string): ClickHouseExecutor {
+  const { Session } = requireOptional<{ Session: new (path?: string, options?: object) => ChdbSession }>('chdb', 'an in-process ClickHouse store');
+  const session = new Session(dir, { connectionArgs: ['--output_format_json_quote_64bit_integers=1'] });
+  return {
+    description: `chdb ${dir ?? '(temporary)'}`,
+    command: async (sql) => {
+      await session.queryAsync(sql, { format: 'Null' });
+    },
+    query: async (sql) => {
+      const text = (await session.queryAsync(sql, { format: 'JSONEachRow' })).text();
+      return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+    },
+    insert: async (table, rows) => {
+      if (rows.length === 0) return;
+      await session.insert({ table, values: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n')), format: 'JSONEachRow' });
+    },
+    close: async () => session.close(),
+  };
+}

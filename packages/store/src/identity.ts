@@ -1,0 +1,112 @@
+/**
+ * What a trace's frames are, release after release: each frame becomes a function (original file
+ * and name, through the release's source maps when there are any) with a stable id, and each stack
+ * the chain of its functions' ids. Ids are cached across traces: a field's traces share their code.
+ */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ProfilerTrace } from '@jsprof/runtime';
+import { SourceMaps, SymbolicateStats, symbolicate } from '@jsprof/trace-tools';
+import { Hash64, functionId, hashToString, stackId, stringToHash } from './hash';
+
+export interface FunctionRow {
+  functionId: string;
+  /** The original source (relative to the source maps' directory when it is a file), or the script's URL when unmapped; '' for built-ins. */
+  file: string;
+  name: string;
+}
+
+export interface StackRow {
+  stackId: string;
+  /** '0' for a root. */
+  parentId: string;
+  functionId: string;
+  /** The chain, outermost first, ending with `functionId`. */
+  functionIds: string[];
+}
+
+/** Source maps of one release, and the directory original file paths are made relative to. */
+export interface ReleaseMaps {
+  maps: SourceMaps;
+  dir: string;
+}
+
+/** A trace's frames and stacks as functions and stacks of the store. */
+export interface IdentifiedTrace {
+  /** The trace as it was symbolicated (the trace given when there are no maps). */
+  trace: ProfilerTrace;
+  /** The function of each of `trace`'s frames. */
+  frameFunctions: FunctionRow[];
+  /** The stack of each of `trace`'s stacks. */
+  stacks: StackRow[];
+  stats: SymbolicateStats | null;
+}
+
+/** The file that identifies a mapped source: a path relative to the maps' directory, so that release directories do not matter. */
+function stableFile(source: string, maps: ReleaseMaps | null): string {
+  if (!maps || !source.startsWith('file:')) return source;
+  try {
+    return path.relative(maps.dir, fileURLToPath(source)).split(path.sep).join('/');
+  } catch {
+    return source;
+  }
+}
+
+/** Most functions, and most stacks, whose ids are kept between traces. */
+const MAX_CACHED = 500_000;
+
+interface Known<Row> {
+  row: Row;
+  hash: Hash64;
+}
+
+export class Identities {
+  private readonly functions = new Map<string, Known<FunctionRow>>();
+  private readonly stacks = new Map<string, Known<StackRow>>();
+
+  identify(raw: ProfilerTrace, maps: ReleaseMaps | null): IdentifiedTrace {
+    // Ids are recomputed the same after a clear: the caches only bound memory.
+    if (this.stacks.size > MAX_CACHED) this.stacks.clear();
+    if (this.functions.size > MAX_CACHED) this.functions.clear();
+    const symbolicated = maps ? symbolicate(raw, maps.maps) : null;
+    const trace = symbolicated ? symbolicated.trace : raw;
+    const frameFunctions = trace.frames.map((frame) => {
+      const url = frame.resourceId === undefined ? '' : trace.resources[frame.resourceId];
+      return this.functionOf(symbolicated ? stableFile(url, maps) : url, frame.name);
+    });
+    // Stacks list parents first, so a stack's parent is known when it is reached.
+    const stacks: Known<StackRow>[] = [];
+    for (const stack of trace.stacks) {
+      stacks.push(this.stackOf(stack.parentId === undefined ? null : stacks[stack.parentId], frameFunctions[stack.frameId]));
+    }
+    return { trace, frameFunctions: frameFunctions.map((f) => f.row), stacks: stacks.map((s) => s.row), stats: symbolicated?.stats ?? null };
+  }
+
+  private functionOf(file: string, name: string): Known<FunctionRow> {
+    const key = `${file}\n${name}`;
+    let known = this.functions.get(key);
+    if (!known) {
+      const id = functionId(file, name);
+      known = { row: { functionId: id, file, name }, hash: stringToHash(id) };
+      this.functions.set(key, known);
+    }
+    return known;
+  }
+
+  private stackOf(parent: Known<StackRow> | null, fn: Known<FunctionRow>): Known<StackRow> {
+    const key = `${parent?.row.stackId ?? '0'}:${fn.row.functionId}`;
+    let known = this.stacks.get(key);
+    if (!known) {
+      const hash = stackId(parent?.hash ?? null, fn.hash);
+      const row: StackRow = {
+        stackId: hashToString(hash),
+        parentId: parent?.row.stackId ?? '0',
+        functionId: fn.row.functionId,
+        functionIds: [...(parent?.row.functionIds ?? []), fn.row.functionId],
+      };
+      known = { row, hash };
+      this.stacks.set(key, known);
+    }
+    return known;
+  }
+}
