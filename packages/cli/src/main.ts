@@ -11,16 +11,7 @@ import { addAggregateCommand } from './commands/aggregate';
 import { addCacheCommand } from './commands/cache';
 import { addIngestCommand } from './commands/ingest';
 import { addQueryCommand } from './commands/query';
-
-function wholeNumber(name: string, min: number) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
-    }
-    return n;
-  };
-}
+import { wholeNumber } from './commands/arguments';
 
 function rate(value: string) {
   const n = Number(value);

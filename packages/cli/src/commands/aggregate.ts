@@ -2,17 +2,13 @@
  * `jsprof aggregate`: thousands of traces (field traces stored by `traceReceiver`, `jsprof run`'s)
  * merged into one view of where time goes, one file at a time, optionally per value of a `meta` key.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { describeFsError } from '../files';
 import { SOURCE_MAPS_HELP, sourceMapper } from './symbolicate';
+import { traceFilesProgress, wholeNumber } from './arguments';
 import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, displayLocation, findTraceFiles, printable } from '@jsprof/trace-tools';
 
-/** Rejected traces named one per line on stderr; after that many, they are only counted. */
-const NAMED_REJECTIONS = 20;
-const PROGRESS_EVERY_MS = 100;
 const DEFAULT_MAX_FILE_MB = 64;
-
-/** Names, URLs and meta values come from untrusted traces: control characters must not reach a terminal. */
 
 const HELP = `
 A function is its name, resource, line and column, so the same function is one row whichever traces
@@ -27,14 +23,6 @@ Files are read one at a time, so memory grows with the number of distinct functi
 --max-functions) and groups, and with the largest file (capped by --max-file-size), not with the
 number of traces.
 Exit status: 0 when every trace was read, 1 when one was rejected (named on stderr; the rest are merged).`;
-
-function wholeNumber(name: string, min: number) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
-    return n;
-  };
-}
 
 export function addAggregateCommand(program: Command, setExitCode: (code: number) => void): void {
   program
@@ -62,23 +50,9 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
 }
 
 function aggregateWithProgress(files: string[], options: AggregateFilesOptions): AggregateResult {
-  const progress = files.length >= 20 && !!process.stderr.isTTY;
-  let shownAt = 0;
-  let rejected = 0;
-  const result = aggregateFiles(files, {
-    ...options,
-    onFile: (done, total) => {
-      if (!progress || (Date.now() - shownAt < PROGRESS_EVERY_MS && done < total)) return;
-      shownAt = Date.now();
-      process.stderr.write(`\r\x1b[Kjsprof: ${done}/${total} traces`);
-    },
-    onRejected: (message) => {
-      if (++rejected > NAMED_REJECTIONS) return;
-      process.stderr.write(`${progress ? '\r\x1b[K' : ''}jsprof: ${printable(message)}\n`);
-    },
-  });
-  if (progress) process.stderr.write('\r\x1b[K');
-  if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+  const progress = traceFilesProgress(files.length);
+  const result = aggregateFiles(files, { ...options, onFile: progress.onFile, onRejected: progress.onRejected });
+  progress.finish();
   return result;
 }
 

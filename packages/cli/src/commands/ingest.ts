@@ -2,14 +2,13 @@
  * `jsprof ingest`: trace files (as `traceReceiver` stores them) loaded into a store, DuckDB or
  * ClickHouse, functions identified across releases through their source maps.
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { findTraceFiles, printable } from '@jsprof/trace-tools';
 import { DEFAULT_BATCH, IngestSummary, ingestFiles, openStore } from '@jsprof/store';
 import { describeFsError } from '../files';
 import { SOURCE_MAPS_HELP } from './symbolicate';
+import { traceFilesProgress, wholeNumber } from './arguments';
 
-const PROGRESS_EVERY_MS = 100;
-const NAMED_REJECTIONS = 20;
 const DEFAULT_MAX_FILE_MB = 64;
 
 export const STORE_HELP = 'a DuckDB file (created if missing), a ClickHouse server\'s URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process';
@@ -20,14 +19,6 @@ when unmapped), not its line, so it keeps its id from release to release. Each t
 are kept beside it, to map it again. A trace already in the store is not written again.
 Exit status: 0 when every file was ingested (or already stored), 1 when one was rejected (named on
 stderr; the rest are ingested), 2 for bad usage.`;
-
-export function wholeNumber(name: string, min: number) {
-  return (value: string) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
-    return n;
-  };
-}
 
 export function addIngestCommand(program: Command, setExitCode: (code: number) => void): void {
   program
@@ -65,22 +56,9 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
 type Run = (options: { onFile: (done: number, total: number) => void; onRejected: (message: string) => void }) => Promise<IngestSummary>;
 
 async function ingestWithProgress(files: string[], run: Run): Promise<IngestSummary> {
-  const progress = files.length >= 20 && !!process.stderr.isTTY;
-  let shownAt = 0;
-  let rejected = 0;
-  const summary = await run({
-    onFile: (done, total) => {
-      if (!progress || (Date.now() - shownAt < PROGRESS_EVERY_MS && done < total)) return;
-      shownAt = Date.now();
-      process.stderr.write(`\r\x1b[Kjsprof: ${done}/${total} traces`);
-    },
-    onRejected: (message) => {
-      if (++rejected > NAMED_REJECTIONS) return;
-      process.stderr.write(`${progress ? '\r\x1b[K' : ''}jsprof: ${printable(message)}\n`);
-    },
-  });
-  if (progress) process.stderr.write('\r\x1b[K');
-  if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+  const progress = traceFilesProgress(files.length);
+  const summary = await run({ onFile: progress.onFile, onRejected: progress.onRejected });
+  progress.finish();
   return summary;
 }
 

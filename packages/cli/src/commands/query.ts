@@ -7,7 +7,8 @@ import type { ProfilerTrace } from '@jsprof/runtime';
 import { htmlReport, printable } from '@jsprof/trace-tools';
 import { DiffResult, Filter, FlameGraph, FlameNode, LABELS, Store, TopResult, TopView, diffFunctions, flameGraph, openStore, topFunctions } from '@jsprof/store';
 import { writeAtomic } from '../files';
-import { STORE_HELP, wholeNumber } from './ingest';
+import { STORE_HELP } from './ingest';
+import { wholeNumber } from './arguments';
 
 function day(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('must be a day, YYYY-MM-DD.');

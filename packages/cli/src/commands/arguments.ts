@@ -1,0 +1,48 @@
+/** What several commands share: parsing whole-number options, and the progress of reading many trace files. */
+import { InvalidArgumentError } from 'commander';
+import { printable } from '@jsprof/trace-tools';
+
+/** A commander parser for an option that must be a whole number ≥ `min` (bad usage otherwise). */
+export function wholeNumber(name: string, min: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
+    return n;
+  };
+}
+
+const PROGRESS_EVERY_MS = 100;
+const NAMED_REJECTIONS = 20;
+
+export interface TraceFilesProgress {
+  onFile(done: number, total: number): void;
+  onRejected(message: string): void;
+  /** Erases the progress line and counts the rejections not named. */
+  finish(): void;
+}
+
+/**
+ * Reading `total` trace files: `jsprof: 120/10000 traces` on stderr, rewritten in place, when it is
+ * a terminal and there are 20 files or more; each rejected file named on stderr, the first 20 of
+ * them, then only counted.
+ */
+export function traceFilesProgress(total: number): TraceFilesProgress {
+  const shown = total >= 20 && !!process.stderr.isTTY;
+  let shownAt = 0;
+  let rejected = 0;
+  return {
+    onFile(done, of) {
+      if (!shown || (Date.now() - shownAt < PROGRESS_EVERY_MS && done < of)) return;
+      shownAt = Date.now();
+      process.stderr.write(`\r\x1b[Kjsprof: ${done}/${of} traces`);
+    },
+    onRejected(message) {
+      if (++rejected > NAMED_REJECTIONS) return;
+      process.stderr.write(`${shown ? '\r\x1b[K' : ''}jsprof: ${printable(message)}\n`);
+    },
+    finish() {
+      if (shown) process.stderr.write('\r\x1b[K');
+      if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+    },
+  };
+}
