@@ -24,9 +24,9 @@ export function setCrossOriginFrames(mode: CrossOriginFrames): void {
   crossOrigin = mode === 'coalesce' ? 'coalesce' : 'drop';
 }
 
-function startBrowserTicker(counter: Int32Array, now: () => number): Ticker | null {
+function startBrowserTicker(counter: Int32Array): Ticker | null {
   if (typeof Worker !== 'function' || typeof Blob !== 'function' || typeof URL !== 'function' || !URL.createObjectURL) return null;
-  return startTicker(counter, now, (data) => {
+  return startTicker(counter, (data) => {
     const url = URL.createObjectURL(new Blob([`onmessage = (e) => { const data = e.data; ${TICKER_LOOP} close(); };`], { type: 'text/javascript' }));
     const worker = new Worker(url);
     worker.onerror = () => {};

@@ -19,11 +19,11 @@ const SAMPLER_THREAD = 'jsprofSamplerThread';
  * would otherwise run in it too. Preloads in NODE_OPTIONS still run there; the mark stops them
  * from starting a thread in turn.
  */
-function startWorkerTicker(counter: Int32Array, now: () => number): Ticker | null {
+function startWorkerTicker(counter: Int32Array): Ticker | null {
   // Loaded when a profiler first starts, not with the runtime: a cold start need not pay for it.
   const { Worker, isMainThread, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   if (!isMainThread && workerData?.[SAMPLER_THREAD] === true) return null;
-  return startTicker(counter, now, (data) => {
+  return startTicker(counter, (data) => {
     const worker = new Worker(`const data = require('node:worker_threads').workerData;\n${TICKER_LOOP}`, {
       eval: true,
       workerData: { ...data, [SAMPLER_THREAD]: true },

@@ -39,34 +39,20 @@ for (;;) {
 `;
 
 /**
- * A thread costs the main thread 5–9 ms to start in Node (a Worker's environment), which a run of
- * 100 ms, a page load or a short command, would pay as a tenth of its time; the count-down samples
- * as well meanwhile. So the thread starts only once sampling has gone on this long (ms): at the
- * first due time set after it.
+ * Creates the shared buffers, lets `spawn` start a thread on them, and returns the main thread's
+ * handle; null where SharedArrayBuffer is missing or the thread cannot start.
  */
-export const THREAD_START_AFTER_MS = 100;
-
-/**
- * Creates the shared buffers and returns the main thread's handle, which lets `spawn` start a thread
- * on them once THREAD_START_AFTER_MS have passed (`now` is the engine's clock); null where
- * SharedArrayBuffer is missing. A thread that cannot start is never ready.
- */
-export function startTicker(counter: Int32Array, now: () => number, spawn: (data: TickerData) => (() => void) | void): Ticker | null {
+export function startTicker(counter: Int32Array, spawn: (data: TickerData) => (() => void) | void): Ticker | null {
   if (typeof SharedArrayBuffer !== 'function' || !(counter.buffer instanceof SharedArrayBuffer)) return null;
   const control = new Float64Array(new SharedArrayBuffer(3 * 8));
   const wake = new Int32Array(new SharedArrayBuffer(2 * 4));
   control[0] = Infinity;
-  const startAt = now() + THREAD_START_AFTER_MS;
-  let spawned = false;
   let end: (() => void) | void;
-  const spawnOnce = () => {
-    spawned = true;
-    try {
-      end = spawn({ counter: counter.buffer as SharedArrayBuffer, control: control.buffer as SharedArrayBuffer, wake: wake.buffer as SharedArrayBuffer, origin: performance.timeOrigin });
-    } catch {
-      // no thread: the count-down samples
-    }
-  };
+  try {
+    end = spawn({ counter: counter.buffer, control: control.buffer as SharedArrayBuffer, wake: wake.buffer as SharedArrayBuffer, origin: performance.timeOrigin });
+  } catch {
+    return null;
+  }
   const poke = () => {
     Atomics.add(wake, 0, 1);
     Atomics.notify(wake, 0);
@@ -74,7 +60,6 @@ export function startTicker(counter: Int32Array, now: () => number, spawn: (data
   return {
     ready: () => control[2] === 1 && control[1] === 0,
     setDue(time) {
-      if (!spawned && now() >= startAt) spawnOnce();
       const earlier = time < control[0];
       control[0] = time;
       // A later due time needs no wake-up (a futex call): the thread wakes at the earlier one and reads it.

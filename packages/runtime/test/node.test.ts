@@ -12,7 +12,6 @@ import { getEngine } from '../src/hook';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from '../src/names';
 import * as policy from '../../policy/src/check';
 import { CHECK, ENTRY_CHECK, EXIT_SLOTS, LOOPING_EXIT_CHECK } from '../src/engine';
-import { THREAD_START_AFTER_MS, startTicker } from '../src/ticker';
 import { WORK_FILE, expectValidTrace, loadWork, runChild, sleep, stackFrames, withStack } from './helpers';
 
 const work = loadWork();
@@ -38,7 +37,7 @@ describe('resources under Node', () => {
   });
 
   test('nodeResolver converts absolute paths only', () => {
-    const frame = { url: '/srv/app/a b.js', line: 3, column: 4, name: 'f', native: false };
+    const frame = { url: '/srv/app/a b.js', line: 3, column: 4, callLine: 3, callColumn: 9, name: 'f', native: false };
     expect(nodeResolver(frame)).toEqual({ name: 'f', url: 'file:///srv/app/a%20b.js', line: 3, column: 4 });
     expect(nodeResolver({ ...frame, url: 'node:internal/timers' })).toEqual({ name: 'f', url: 'node:internal/timers', line: 3, column: 4 });
     expect(nodeResolver({ ...frame, url: 'file:///srv/app/m.mjs' })?.url).toBe('file:///srv/app/m.mjs');
@@ -171,34 +170,6 @@ describe('in a fresh process', () => {
     const out = runChild(profileScript);
     expect(out.mode).toBe('thread');
     expect(out.stacked).toBeGreaterThan(5);
-  });
-
-  test('a run shorter than THREAD_START_AFTER_MS starts no thread (a Worker costs the main thread 5–9 ms); sampling goes on in the count-down', () => {
-    const out = runChild(`
-      const rt = require(SRC + '/node.ts');
-      const work = require(${JSON.stringify(WORK_FILE)});
-      const p = new rt.Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
-      const t0 = performance.now();
-      work.busy(60);
-      const ms = performance.now() - t0;
-      p.stop().then((trace) => console.log(JSON.stringify({ ms, mode: rt.samplerStats().mode, stacked: trace.samples.filter((s) => s.stackId !== undefined).length })));`);
-    if (out.ms < THREAD_START_AFTER_MS) expect(out.mode).toBe('count-down'); // (a loaded machine may take longer)
-    expect(out.stacked).toBeGreaterThan(2);
-  });
-
-  test('the thread starts once sampling has gone on THREAD_START_AFTER_MS, at the next due time set', () => {
-    const spawned: number[] = [];
-    let clock = 0;
-    const ticker = startTicker(new Int32Array(new SharedArrayBuffer(4 * 8)), () => clock, () => void spawned.push(clock))!;
-    ticker.setDue(10);
-    clock = THREAD_START_AFTER_MS - 1;
-    ticker.setDue(THREAD_START_AFTER_MS);
-    expect(spawned).toEqual([]);
-    clock = THREAD_START_AFTER_MS + 3;
-    ticker.setDue(THREAD_START_AFTER_MS + 10);
-    ticker.setDue(THREAD_START_AFTER_MS + 20);
-    expect(spawned).toEqual([THREAD_START_AFTER_MS + 3]);
-    ticker.stop();
   });
 
   test('JSPROF_SAMPLER=count-down keeps sampling on the main thread', () => {
