@@ -1,10 +1,12 @@
 /**
  * Faults a program brings with it, under `jsprof run` with each sampler: recursion to just under
- * the stack limit, and built-ins it replaced. Nothing of the runtime's may reach the program.
+ * the stack limit, built-ins it replaced, a clock that jumps. Nothing of the runtime's may reach
+ * the program, and memory stays bounded. And a disk that fills while jsprof writes: no file lost.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FIXTURES, jsprof, tempDir } from './helpers';
+import { BIN, FIXTURES, ROOT, jsprof, tempDir } from './helpers';
 
 const SAMPLERS = [
   ['thread', {}],
@@ -29,5 +31,45 @@ describe.each(SAMPLERS)('%s', (_, env) => {
     const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
     const names = trace.samples.filter((s: any) => s.stackId !== undefined).map((s: any) => trace.frames[trace.stacks[s.stackId].frameId].name);
     expect(names.filter((n: string) => n === 'work').length).toBeGreaterThan(10);
+  });
+
+  test('a clock that jumps 1e12 ms (fake timers) costs a minute of ticks at most: the program runs as before, in bounded memory', () => {
+    // Before: the runtime recorded every tick of the jump up to the buffer, a million samples (+140 MB, +150% time).
+    const out = path.join(tempDir(), 'trace.json');
+    const run = jsprof(['run', '-q', '--out', out, path.join(FIXTURES, 'clock-jump.js')], { env });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).heapMB).toBeLessThan(64);
+    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(trace.samples.length).toBeLessThan(60_000 / 10 + 1000);
+    expect(trace.samples.filter((s: any) => s.stackId !== undefined).length).toBeGreaterThan(5);
+  });
+});
+
+describe('a disk that fills while jsprof writes (a file size limit: EFBIG, as ENOSPC would be)', () => {
+  /** Runs jsprof with writes limited to `kb` KB per file, as a full disk would stop them. */
+  function withFileLimit(kb: number, args: string[]) {
+    return spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f ${kb}; exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  }
+
+  test('instrument --in-place: the file stays as it was, no temporary file is left, the failure is named', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'acorn.js');
+    const original = fs.readFileSync(path.join(ROOT, 'node_modules/acorn/dist/acorn.js'));
+    fs.writeFileSync(file, original);
+    const run = withFileLimit(100, ['instrument', '--in-place', '--source-map', file]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/cannot write .*acorn\.js: EFBIG/);
+    expect(fs.readFileSync(file)).toEqual(original);
+    expect(fs.readdirSync(dir)).toEqual(['acorn.js']);
+  });
+
+  test('convert: no partial output and no temporary file, the failure is named', () => {
+    const dir = tempDir();
+    const trace = path.join(dir, 'trace.json');
+    expect(jsprof(['run', '-q', '--out', trace, path.join(FIXTURES, 'phases.js')]).status).toBe(0);
+    const run = withFileLimit(1, ['convert', trace, '-o', path.join(dir, 'trace.cpuprofile')]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/cannot write .*trace\.cpuprofile: EFBIG/);
+    expect(fs.readdirSync(dir)).toEqual(['trace.json']);
   });
 });

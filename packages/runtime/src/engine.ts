@@ -39,6 +39,13 @@ const BACKUP = 1.5;
 const MAX_BACKFILL = 50;
 /** ...at the API's 10 ms: the bound is this much time (ms), whatever the grid's step. */
 const MAX_BACKFILL_MS = MAX_BACKFILL * BASE_INTERVAL;
+/**
+ * Ticks missed for longer than this (ms) before the one recorded are not recorded at all: no check
+ * and no idle timer ran for a minute, so the machine slept or the clock jumped (fake timers move
+ * it by years), and native Chromium, whose thread samples the present, has no samples there
+ * either. Without the bound, a jump of 1e12 ms filled `jsprof run`'s buffer of a million samples.
+ */
+const MAX_GAP_MS = 60_000;
 /** A rate of checks is learnt from at least this many milliseconds. */
 const RATE_WINDOW = 1;
 /** ...or from the last arming, if at least this long ago (ms) and faster. */
@@ -496,13 +503,13 @@ export class Engine {
   #record(now: number, stack: number, atEntry = false) {
     if (!Number.isFinite(now)) return; // a clock patched to give nonsense records nothing
     const lastTick = Math.floor((now - this.#origin) / this.#base);
-    // Each profiler's ticks since the last one recorded, no more than its buffer still holds (a
-    // buffer of 0 is found full at its first): the work is bounded by the buffers whatever the
-    // clock did (fake timers jump it by years).
+    // Each profiler's ticks since the last one recorded, within MAX_GAP_MS, no more than its buffer
+    // still holds (a buffer of 0 is found full at its first): the work is bounded whatever the clock did.
     const ticks = new OwnSet<number>();
+    const after = Math.max(this.#nextTick, Math.floor((now - MAX_GAP_MS - this.#origin) / this.#base)) - 1;
     for (const s of this.#sessions) {
       let room = Math.max(1, s.capacity - s.samples.length);
-      for (let tick = s.nextTickAfter(this.#nextTick - 1); tick <= lastTick && room-- > 0; tick = s.nextTickAfter(tick)) ticks.add(tick);
+      for (let tick = s.nextTickAfter(after); tick <= lastTick && room-- > 0; tick = s.nextTickAfter(tick)) ticks.add(tick);
     }
     const due = [...ticks].sort((a, b) => a - b);
     for (let i = 0; i < due.length; i++) {
