@@ -29,6 +29,35 @@ export function append<T>(array: T[], value: T): void {
   array[array.length] = value;
 }
 
+/** Sorts `array` in place by `before` (an insertion sort, for a few hundred items at most), without `Array.prototype.sort`. */
+export function sortBy<T>(array: T[], before: (a: T, b: T) => boolean): T[] {
+  for (let i = 1; i < array.length; i++) {
+    const item = array[i];
+    let j = i - 1;
+    for (; j >= 0 && before(item, array[j]); j--) array[j + 1] = array[j];
+    array[j + 1] = item;
+  }
+  return array;
+}
+
+/** The items of `array` from `start` on, without `Array.prototype.slice`. */
+export function from<T>(array: T[], start: number): T[] {
+  const out: T[] = [];
+  for (let i = start; i < array.length; i++) out[out.length] = array[i];
+  return out;
+}
+
+/**
+ * Whether `url` locates a file (`/…`, or a scheme such as `file:`, `https:`; not V8's
+ * `evalmachine.<anonymous>`), read character by character: a RegExp's `test` would call the
+ * program's `RegExp.prototype.exec` if it replaced it.
+ */
+export function locatesFile(url: string): boolean {
+  if (url[0] === '/') return true;
+  for (let i = 0; i < url.length; i++) if (url[i] === ':') return true;
+  return false;
+}
+
 /**
  * Fills a typed array without its prototype's `fill`, which a program may have replaced (and
  * which, at the stack limit, is one more call that can throw).

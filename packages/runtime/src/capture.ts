@@ -3,7 +3,7 @@
  * `Error.prepareStackTrace` exactly as the program had them.
  */
 import { ASYNC_BOUNDARY, ParsedFrame, StackLine, lineParserFor, parseLines } from './stack-parsers';
-import { OwnMap, append } from './builtins';
+import { OwnMap, append, from, locatesFile } from './builtins';
 
 /**
  * A frame as captured, before it is named: innermost first. `line`/`column` are 1-based; for V8
@@ -129,7 +129,7 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
   if (typeof ErrorCtor.captureStackTrace !== 'function') {
     // `new Error()` has the runtime's own frames on top: drop them, down to `below`.
     const own = frames.findIndex((f) => f.name === below.name);
-    if (own >= 0) frames = frames.slice(own + 1);
+    if (own >= 0) frames = from(frames, own + 1);
   }
   return withoutUnstarted(frames, unstarted);
 }
@@ -149,7 +149,7 @@ export function scriptOf(error: unknown): string | null {
 }
 
 function withoutUnstarted(frames: RawFrame[], unstarted: number): RawFrame[] {
-  return frames.length > unstarted ? frames.slice(unstarted) : frames;
+  return frames.length > unstarted ? from(frames, unstarted) : frames;
 }
 
 /**
@@ -194,7 +194,6 @@ function fromParsed(f: ParsedFrame): RawFrame {
 const sitesRead = new OwnMap<string, Map<number, RawFrame>>();
 let sitesReadCount = 0;
 const MAX_SITES_READ = 50000;
-const LOCATES_FILE = /^(\/|[a-z][a-z0-9+.-]*:)/i;
 
 /** Forgets the call sites read (see sitesRead). */
 export function forgetCallSites(): void {
@@ -216,7 +215,7 @@ function fromCallSite(site: CallSite): RawFrame {
   const line = site.getEnclosingLineNumber() ?? 0;
   const column = site.getEnclosingColumnNumber() ?? 0;
   const key = line * 2 ** 30 + column;
-  const cacheable = url !== null && LOCATES_FILE.test(url) && line < 2 ** 23 && column < 2 ** 30;
+  const cacheable = url !== null && locatesFile(url) && line < 2 ** 23 && column < 2 ** 30;
   const known = cacheable ? sitesRead.get(url)?.get(key) : undefined;
   if (known) return known;
   // CallSite.isNative() is true only for V8's own extras: a frame without a script is a builtin.

@@ -20,7 +20,7 @@
  */
 import { RawFrame, captureStack, forgetCallSites } from './capture';
 import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaultResolver, ProfilerTrace } from './trace';
-import { OwnSet, append, fillWith } from './builtins';
+import { OwnSet, append, fillWith, sortBy } from './builtins';
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
@@ -442,7 +442,7 @@ export class Engine {
     const counter = this.hook.c;
     const slots: number[] = [];
     for (let slot = 0; slot < this.#everyExit.length; slot++) if (this.#exitsArmed[slot] > 0) append(slots, slot);
-    slots.sort((a, b) => this.#exitsArmed[a] - this.#exitsArmed[b]);
+    sortBy(slots, (a, b) => this.#exitsArmed[a] < this.#exitsArmed[b]);
     let reads = (LAST_STEP_EXIT_READS * window) / EXIT_READ_INTERVAL;
     for (const slot of slots) {
       if (this.#exitsArmed[slot] > maxPace) break;
@@ -511,7 +511,8 @@ export class Engine {
       let room = Math.max(1, s.capacity - s.samples.length);
       for (let tick = s.nextTickAfter(after); tick <= lastTick && room-- > 0; tick = s.nextTickAfter(tick)) ticks.add(tick);
     }
-    const due = [...ticks].sort((a, b) => a - b);
+    const due: number[] = [];
+    for (let tick = after + 1; tick <= lastTick; tick++) if (ticks.has(tick)) append(due, tick);
     for (let i = 0; i < due.length; i++) {
       const last = i === due.length - 1;
       const withStack = (due.length - i) * this.#base <= MAX_BACKFILL_MS ? stack : -1;
