@@ -5,3 +5,6 @@ export { instrumentModule } from './instrument';
 export { resolveFrame } from './sources';
 export { traceReceiver } from './receive';
 export type { ReceiverOptions } from './receive';
+export { startCollector } from './collector';
+export type { Collector, CollectorOptions } from './collector';
+export type { ReceiverStatus, TraceReceiver } from './receive';

@@ -11,6 +11,7 @@ import { addAggregateCommand } from './commands/aggregate';
 import { addCacheCommand } from './commands/cache';
 import { addIngestCommand } from './commands/ingest';
 import { addQueryCommand } from './commands/query';
+import { addServeCommand } from './commands/serve';
 import { wholeNumber } from './commands/arguments';
 
 function rate(value: string) {
@@ -113,6 +114,7 @@ export async function main(argv: string[]): Promise<number> {
   addCacheCommand(program, setExitCode);
   addIngestCommand(program, setExitCode);
   addQueryCommand(program, setExitCode);
+  addServeCommand(program, setExitCode);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

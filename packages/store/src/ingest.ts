@@ -52,13 +52,18 @@ export class Ingester {
 
   /** Adds one trace; writes a batch when it is full. */
   async add(document: TraceDocument): Promise<void> {
+    this.batch.push(this.rowsOf(document));
+    if (this.batch.length >= this.batchSize) await this.flush();
+  }
+
+  /** One trace identified and turned into rows, not yet written (what `add` batches). */
+  rowsOf(document: TraceDocument): TraceRows {
     const identified = this.identities.identify(document.trace, this.mapsFor(document));
     if (identified.stats) {
       this.summary.frames += identified.stats.frames;
       this.summary.mapped += identified.stats.mapped;
     }
-    this.batch.push(traceRows(document, identified, this.now));
-    if (this.batch.length >= this.batchSize) await this.flush();
+    return traceRows(document, identified, this.now);
   }
 
   reject(): void {
@@ -69,6 +74,14 @@ export class Ingester {
   async flush(): Promise<void> {
     const batch = this.batch;
     this.batch = [];
+    await this.write(batch);
+  }
+
+  /**
+   * Writes these rows (from `rowsOf`), skipping traces already stored; counted in the summary only
+   * once written, so rows whose write failed can be written again.
+   */
+  async write(batch: TraceRows[]): Promise<void> {
     if (batch.length === 0) return;
     const stored = await this.store.storedTraces(batch.map((rows) => rows.trace.traceId));
     const fresh = batch.filter((rows) => {
@@ -76,8 +89,8 @@ export class Ingester {
       stored.add(rows.trace.traceId);
       return true;
     });
-    this.summary.duplicates += batch.length - fresh.length;
     await this.store.write(fresh);
+    this.summary.duplicates += batch.length - fresh.length;
     this.summary.ingested += fresh.length;
   }
 

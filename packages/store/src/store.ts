@@ -89,6 +89,11 @@ export class WrittenIds {
       return true;
     });
   }
+
+  /** Ids marked by `fresh` whose rows were not written after all. */
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) this.ids.delete(id);
+  }
 }
 
 type SqlRow = Record<string, unknown>;

@@ -42,10 +42,21 @@ export class ClickHouseStore implements Store {
 
   async write(traces: TraceRows[]): Promise<void> {
     if (traces.length === 0) return;
-    // Dictionaries first: a query never finds time for a function or stack it cannot name.
     const functions = this.writtenFunctions.fresh(traces.flatMap((t) => t.functions), (f) => f.functionId);
-    await this.executor.insert(`${this.db}.functions`, functions.map((f: FunctionRow) => ({ function_id: f.functionId, file: f.file, name: f.name })));
     const stacks = this.writtenStacks.fresh(traces.flatMap((t) => t.stacks), (s) => s.stackId);
+    try {
+      await this.insert(traces, functions, stacks);
+    } catch (error) {
+      // Not written after all: a retry of these rows writes them again.
+      this.writtenFunctions.forget(functions.map((f) => f.functionId));
+      this.writtenStacks.forget(stacks.map((s) => s.stackId));
+      throw error;
+    }
+  }
+
+  private async insert(traces: TraceRows[], functions: FunctionRow[], stacks: StackRow[]): Promise<void> {
+    // Dictionaries first: a query never finds time for a function or stack it cannot name.
+    await this.executor.insert(`${this.db}.functions`, functions.map((f: FunctionRow) => ({ function_id: f.functionId, file: f.file, name: f.name })));
     await this.executor.insert(`${this.db}.stacks`, stacks.map((s: StackRow) => ({ stack_id: s.stackId, parent_id: s.parentId, function_id: s.functionId, function_ids: s.functionIds })));
     await this.executor.insert(`${this.db}.raw_traces`, traces.map(({ raw }) => ({ trace_id: raw.traceId, day: raw.day, raw: raw.raw })));
     await this.executor.insert(

@@ -50,13 +50,22 @@ export class DuckDBStore implements Store {
 
   async write(traces: TraceRows[]): Promise<void> {
     await this.connection.run('BEGIN TRANSACTION');
+    let functions: string[] = [];
+    let stacks: string[] = [];
     try {
       for (const table of TABLES) await this.append(table, traces.flatMap(table.rows));
-      await this.append(FUNCTIONS, this.writtenFunctions.fresh(traces.flatMap(FUNCTIONS.rows), (f) => f.functionId));
-      await this.append(STACKS, this.writtenStacks.fresh(traces.flatMap(STACKS.rows), (s) => s.stackId));
+      const freshFunctions = this.writtenFunctions.fresh(traces.flatMap(FUNCTIONS.rows), (f) => f.functionId);
+      functions = freshFunctions.map((f) => f.functionId);
+      await this.append(FUNCTIONS, freshFunctions);
+      const freshStacks = this.writtenStacks.fresh(traces.flatMap(STACKS.rows), (s) => s.stackId);
+      stacks = freshStacks.map((s) => s.stackId);
+      await this.append(STACKS, freshStacks);
       await this.connection.run('COMMIT');
     } catch (error) {
       await this.connection.run('ROLLBACK');
+      // Rolled back: a retry of these rows writes them again.
+      this.writtenFunctions.forget(functions);
+      this.writtenStacks.forget(stacks);
       throw error;
     }
   }

@@ -1,0 +1,121 @@
+/**
+ * `jsprof serve`: a collector for `sendTrace`, writing trace files and/or into a store, with a
+ * status line on stderr; stops cleanly on SIGTERM or SIGINT (every accepted trace written).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { printable } from '@jsprof/trace-tools';
+import { DEFAULT_BATCH, Store, openStore } from '@jsprof/store';
+import { startCollector } from '../collector';
+import { DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
+import { wholeNumber } from './arguments';
+import { STORE_HELP } from './ingest';
+import { SOURCE_MAPS_HELP } from './symbolicate';
+
+const HELP = `
+Run it behind a TLS proxy (nginx, Caddy…) with --trust-proxy for a public collector, and set
+--allow-origin (the sites whose pages send traces) and/or --key. Traces are validated fully; bodies
+are bounded before and after gunzip; each client (address) is rate limited. With --store, accepted
+traces are written in batches; while the store cannot be reached they wait (up to --max-buffered,
+then clients get 503 and may retry); on SIGTERM or SIGINT everything accepted is written, or saved as
+files in --dir or --spill-dir for \`jsprof ingest\`.
+Exit status: 0 after a clean stop, 1 when accepted traces could be neither written nor saved, 2 for bad usage.`;
+
+function positive(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a number > 0.`);
+    return n;
+  };
+}
+
+const collect = (value: string, list: string[] = []) => [...list, value];
+
+function statusLine(status: ReceiverStatus, perSecond: number): string {
+  const refused = Object.entries(status.refused).map(([code, n]) => `${n.toLocaleString('en-US')}×${code}`);
+  const parts = [`${status.accepted.toLocaleString('en-US')} accepted (${Math.round(perSecond)}/s)`, `refused ${refused.length ? refused.join(' ') : 0}`];
+  if (status.store) {
+    const { written, buffered, error } = status.store;
+    parts.push(`store ${written.toLocaleString('en-US')} written, ${buffered.toLocaleString('en-US')} waiting${error ? `, failing: ${printable(error).slice(0, 80)}` : ''}`);
+  }
+  return `jsprof: ${parts.join(' · ')}`;
+}
+
+/** The status line: rewritten every second on a terminal, otherwise a line a minute when something changed. */
+function showStatus(status: () => ReceiverStatus): () => void {
+  const tty = !!process.stderr.isTTY;
+  let last = status();
+  let lastAt = Date.now();
+  let shown = '';
+  const timer = setInterval(() => {
+    const now = status();
+    const line = statusLine(now, ((now.accepted - last.accepted) * 1000) / Math.max(1, Date.now() - lastAt));
+    last = now;
+    lastAt = Date.now();
+    if (tty) process.stderr.write(`\r\x1b[K${line}`);
+    else if (line !== shown) process.stderr.write(`${line}\n`);
+    shown = line;
+  }, tty ? 1000 : 60_000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (tty) process.stderr.write('\r\x1b[K');
+  };
+}
+
+export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('serve')
+    .description('Collect the traces pages send (sendTrace): validated, rate limited, written as files and/or into a store.')
+    .option('--port <n>', 'port to listen on (0: any free port)', wholeNumber('--port', 0), 8080)
+    .option('--host <host>', 'address to listen on (0.0.0.0 for every interface)', '127.0.0.1')
+    .option('--dir <dir>', 'write each trace as a JSON file here')
+    .option('--store <store>', `write the traces into ${STORE_HELP}`)
+    .addOption(new Option('-s, --source-maps <dir>', `with --store: map frames through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
+    .option('--release-maps <dir>', 'with --store: map each trace through the source maps in <dir>/<release>/')
+    .option('--allow-origin <origin>', 'accept traces only from pages of this origin (https://shop.example); repeatable', collect)
+    .option('--key <key>', 'accept only requests carrying this key (x-jsprof-key header or ?key= in the URL); default $JSPROF_KEY')
+    .option('--rate <n>', 'traces per second each client may send, on average', positive('--rate'), DEFAULT_RATE_LIMIT.perSecond)
+    .option('--burst <n>', 'traces a client may send at once', wholeNumber('--burst', 1), DEFAULT_RATE_LIMIT.burst)
+    .option('--no-rate-limit', 'no limit per client')
+    .option('--trust-proxy', 'count clients by the address the proxy in front adds to x-forwarded-for')
+    .option('--max-body <KB>', 'largest body as sent', wholeNumber('--max-body', 1), 128)
+    .option('--max-inflated <KB>', 'largest body once gunzipped', wholeNumber('--max-inflated', 1), 2048)
+    .option('--body-timeout <s>', 'longest wait for a body', positive('--body-timeout'), 10)
+    .option('--batch <n>', 'with --store: traces written at once', wholeNumber('--batch', 1), DEFAULT_BATCH)
+    .option('--max-buffered <n>', 'with --store: most traces waiting for the store before clients get 503', wholeNumber('--max-buffered', 1), 10_000)
+    .option('--spill-dir <dir>', 'with --store and no --dir: where traces the store could not take at shutdown are saved', 'jsprof-unwritten')
+    .addHelpText('after', HELP)
+    .action(async (opts) => {
+      if (!opts.dir && !opts.store) throw new Error('say where traces go: --dir <dir>, --store <store>, or both');
+      const store: Store | undefined = opts.store ? await openStore(opts.store) : undefined;
+      try {
+        const collector = await startCollector({
+          port: opts.port,
+          host: opts.host,
+          dir: opts.dir,
+          store,
+          storeOptions: { batchSize: opts.batch, maxBuffered: opts.maxBuffered, spillDir: opts.spillDir, sourceMaps: opts.sourceMaps, releaseMaps: opts.releaseMaps },
+          allowOrigins: opts.allowOrigin,
+          key: opts.key ?? process.env.JSPROF_KEY ?? undefined,
+          rateLimit: opts.rateLimit === false ? false : { perSecond: opts.rate, burst: opts.burst },
+          trustProxy: !!opts.trustProxy,
+          maxBytes: opts.maxBody * 1024,
+          maxInflatedBytes: opts.maxInflated * 1024,
+          bodyTimeoutMs: opts.bodyTimeout * 1000,
+        });
+        const into = [opts.dir && `files in ${printable(opts.dir)}`, store && printable(store.description)].filter(Boolean).join(' and ');
+        process.stderr.write(`jsprof: collecting traces at ${collector.url} into ${into} (SIGTERM or Ctrl-C stops)\n`);
+        const stopStatus = showStatus(collector.receiver.status);
+        const summary = await collector.closed;
+        stopStatus();
+        process.stderr.write(`${statusLine(collector.receiver.status(), 0).replace(/ \(0\/s\)/, '')}; stopped\n`);
+        if (summary.unwritten > 0) {
+          const where = opts.dir ? `they are in ${opts.dir}` : summary.savedIn ? `saved in ${summary.savedIn}` : 'they are lost';
+          process.stderr.write(`jsprof: ${summary.unwritten} accepted traces could not be written to the store; ${where} (jsprof ingest <dir> --store … loads them)\n`);
+          if (!opts.dir && !summary.savedIn) setExitCode(1);
+        }
+      } finally {
+        await store?.close();
+      }
+    });
+}
