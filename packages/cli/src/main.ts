@@ -1,7 +1,7 @@
 /** The `jsprof` command. */
 import { printableLines } from '@jsprof/trace-tools';
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_THRESHOLD, PlacementOptions } from '@jsprof/policy';
+import { DEFAULT_THRESHOLD, OPTIONS, PlacementOptions } from '@jsprof/policy';
 import { run } from './run';
 import { instrumentFiles } from './bundles';
 import { addReportCommand } from './commands/report';
@@ -27,12 +27,14 @@ function nonNegative(value: string) {
 }
 
 /** Which functions get checks, and where: the options `run` and `instrument` share (see @jsprof/policy). */
+/** The placement options' flags, as @jsprof/policy's option table gives them. */
 function withPlacementOptions(command: Command): Command {
-  return command
-    .option('--threshold <n>', 'instrument functions that can run at least this many statements in one call', wholeNumber('--threshold', 0), DEFAULT_THRESHOLD)
-    .option('--no-looping-functions', 'do not instrument functions below the threshold that have a loop of their own')
-    .option('--loops', 'also check at every loop back-edge of instrumented functions')
-    .option('--no-exits', 'do not check when instrumented functions return');
+  for (const { name, flag } of OPTIONS) {
+    if (!flag) continue;
+    if (name === 'threshold') command.option(flag.flags, flag.description, wholeNumber('--threshold', 0), DEFAULT_THRESHOLD);
+    else command.option(flag.flags, flag.description);
+  }
+  return command;
 }
 
 function placementFrom(opts: any): PlacementOptions {

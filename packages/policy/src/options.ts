@@ -40,8 +40,6 @@ export const DEFAULT_OPTIONS: Readonly<PolicyOptions> = Object.freeze({
 /** Options under which a front end checks no function and only lists them (names, starts, ranges). */
 export const LIST_ONLY_OPTIONS: Readonly<Partial<PolicyOptions>> = Object.freeze({ threshold: Number.MAX_SAFE_INTEGER, loopingFunctions: false });
 
-const KNOWN = new Set(Object.keys(DEFAULT_OPTIONS));
-
 export class OptionsError extends Error {
   constructor(message: string) {
     super(`@jsprof: ${message}`);
@@ -49,8 +47,42 @@ export class OptionsError extends Error {
   }
 }
 
-function patternList(name: string, value: unknown): Array<string | RegExp> {
-  if (value === undefined) return [];
+/**
+ * Each option once: what it takes, its default as the README shows it, what it means, and, for
+ * the placement options the CLI takes, its flag. Validation (normalizeOptions), the CLI's flags and
+ * the options table of this package's README are made from it (a test holds the README to it).
+ */
+export interface OptionSpec {
+  name: keyof PolicyOptions;
+  /** Checks and returns the value given, or throws an OptionsError naming the option. */
+  parse(value: unknown, name: string): unknown;
+  shownDefault: string;
+  description: string;
+  /** The CLI's flag and its help, for the placement options. */
+  flag?: { flags: string; description: string };
+}
+
+function wholeNumber(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new OptionsError(`option "${name}" must be a whole number of statements ≥ 0; got ${describe(value)}`);
+  return value;
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw new OptionsError(`option "${name}" must be true or false; got ${describe(value)}`);
+  return value;
+}
+
+function runtimeAccess(value: unknown, name: string): RuntimeAccess {
+  if (value !== 'global' && value !== 'import') throw new OptionsError(`option "${name}" must be "global" or "import"; got ${describe(value)}`);
+  return value;
+}
+
+function specifier(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') throw new OptionsError(`option "${name}" must be a module specifier string; got ${describe(value)}`);
+  return value;
+}
+
+function patternList(value: unknown, name: string): Array<string | RegExp> {
   const list = Array.isArray(value) ? value : [value];
   for (const item of list) {
     if (typeof item !== 'string' && !(item instanceof RegExp)) {
@@ -59,6 +91,59 @@ function patternList(name: string, value: unknown): Array<string | RegExp> {
   }
   return list;
 }
+
+export const OPTIONS: readonly OptionSpec[] = Object.freeze([
+  {
+    name: 'threshold',
+    parse: wholeNumber,
+    shownDefault: '`10`',
+    description: 'functions that can run at least this many statements in one call get checks (see [the statement count](#the-statement-count)); a whole number ≥ 0',
+    flag: { flags: '--threshold <n>', description: 'instrument functions that can run at least this many statements in one call' },
+  },
+  {
+    name: 'loopingFunctions',
+    parse: flag,
+    shownDefault: '`true`',
+    description: 'functions with a loop of their own get checks too, whatever their count',
+    flag: { flags: '--no-looping-functions', description: 'do not instrument functions below the threshold that have a loop of their own' },
+  },
+  {
+    name: 'loops',
+    parse: flag,
+    shownDefault: '`false`',
+    description: 'also check at the back-edge of every loop inside an instrumented function',
+    flag: { flags: '--loops', description: 'also check at every loop back-edge of instrumented functions' },
+  },
+  {
+    name: 'exits',
+    parse: flag,
+    shownDefault: '`true`',
+    description: 'also check when an instrumented function returns (after its body, or as a `return` leaves it; not when it throws)',
+    flag: { flags: '--no-exits', description: 'do not check when instrumented functions return' },
+  },
+  {
+    name: 'runtime',
+    parse: runtimeAccess,
+    shownDefault: "`'global'`",
+    description: "how instrumented code reaches the runtime: through `globalThis.__jsprof` (`'global'`), or by importing `importSource` (`'import'`)",
+  },
+  { name: 'importSource', parse: specifier, shownDefault: "`'@jsprof/runtime'`", description: "the module imported when `runtime: 'import'`" },
+  {
+    name: 'include',
+    parse: patternList,
+    shownDefault: '`[]` (every file)',
+    description: 'only files whose name matches one of these are instrumented: a string (matched as a substring) or a RegExp, or an array of them',
+  },
+  { name: 'exclude', parse: patternList, shownDefault: '`[]`', description: 'files whose name matches one of these are left alone' },
+]);
+
+/** The README's table of OPTIONS. */
+export function optionsTable(): string {
+  const rows = OPTIONS.map((o) => `| \`${o.name}\` | ${o.shownDefault} | ${o.description} |`);
+  return ['| option | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+const KNOWN = new Set(OPTIONS.map((o) => o.name));
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -69,46 +154,20 @@ function describe(value: unknown): string {
 }
 
 export function normalizeOptions(raw: unknown): PolicyOptions {
-  if (raw === undefined || raw === null) return { ...DEFAULT_OPTIONS, include: [], exclude: [] };
+  const options: PolicyOptions = { ...DEFAULT_OPTIONS, include: [], exclude: [] };
+  if (raw === undefined || raw === null) return options;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new OptionsError(`options must be an object, got ${describe(raw)}`);
   }
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!KNOWN.has(key)) {
+    if (!KNOWN.has(key as keyof PolicyOptions)) {
       throw new OptionsError(`unknown option "${key}"; known options are: ${[...KNOWN].join(', ')}`);
     }
   }
-  const options: PolicyOptions = { ...DEFAULT_OPTIONS, include: [], exclude: [] };
-  if (input.threshold !== undefined) {
-    const t = input.threshold;
-    if (typeof t !== 'number' || !Number.isInteger(t) || t < 0) {
-      throw new OptionsError(`option "threshold" must be a whole number of statements ≥ 0; got ${describe(t)}`);
-    }
-    options.threshold = t;
+  for (const spec of OPTIONS) {
+    if (input[spec.name] !== undefined) (options as any)[spec.name] = spec.parse(input[spec.name], spec.name);
   }
-  for (const flag of ['loopingFunctions', 'loops', 'exits'] as const) {
-    if (input[flag] !== undefined) {
-      if (typeof input[flag] !== 'boolean') {
-        throw new OptionsError(`option "${flag}" must be true or false; got ${describe(input[flag])}`);
-      }
-      options[flag] = input[flag] as boolean;
-    }
-  }
-  if (input.runtime !== undefined) {
-    if (input.runtime !== 'global' && input.runtime !== 'import') {
-      throw new OptionsError(`option "runtime" must be "global" or "import"; got ${describe(input.runtime)}`);
-    }
-    options.runtime = input.runtime;
-  }
-  if (input.importSource !== undefined) {
-    if (typeof input.importSource !== 'string' || input.importSource === '') {
-      throw new OptionsError(`option "importSource" must be a module specifier string; got ${describe(input.importSource)}`);
-    }
-    options.importSource = input.importSource;
-  }
-  options.include = patternList('include', input.include);
-  options.exclude = patternList('exclude', input.exclude);
   return options;
 }
 

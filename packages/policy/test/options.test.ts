@@ -102,3 +102,22 @@ describe('shouldInstrumentFile', () => {
     for (let i = 0; i < 3; i++) expect(shouldInstrumentFile(options, '/vendor/a.js')).toBe(false);
   });
 });
+
+describe('the option table', () => {
+  test('names every option once, and its default is the default', () => {
+    const { OPTIONS } = require('../src/options') as typeof import('../src/options');
+    expect(OPTIONS.map((o) => o.name).sort()).toEqual(Object.keys(DEFAULT_OPTIONS).sort());
+    for (const o of OPTIONS) expect(o.shownDefault).toContain(JSON.stringify(DEFAULT_OPTIONS[o.name]).replace(/"/g, "'").replace(/^\[\]$/, '[]'));
+  });
+
+  test("is the README's options table", () => {
+    const { optionsTable } = require('../src/options') as typeof import('../src/options');
+    const readme = require('node:fs').readFileSync(require('node:path').join(__dirname, '../README.md'), 'utf8');
+    expect(readme).toContain(`${optionsTable()}\n\n`);
+  });
+
+  test('gives the CLI its placement flags', () => {
+    const { OPTIONS } = require('../src/options') as typeof import('../src/options');
+    expect(OPTIONS.filter((o) => o.flag).map((o) => o.flag!.flags)).toEqual(['--threshold <n>', '--no-looping-functions', '--loops', '--no-exits']);
+  });
+});
