@@ -18,18 +18,20 @@ import * as path from 'node:path';
 import { PlacementOptions, normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
-import { isJsprofRuntime } from './own-files';
+import { FilterPattern, SCRIPTS, moduleFilter } from './filter';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 export interface JsprofPluginOptions extends Partial<PlacementOptions> {
-  /** Which modules: by default every script, `node_modules` included (third-party time is time too). */
-  test?: RegExp;
-  exclude?: RegExp;
+  /** Which scripts, as unplugin and rollup take it (filter.ts): by default every one, `node_modules` included (third-party time is time too). */
+  include?: FilterPattern;
+  /** Scripts left alone, as unplugin and rollup take it. */
+  exclude?: FilterPattern;
   /** A plain build and an instrumented one beside it, and a snippet that picks one per page load (sampling.ts). */
   sampling?: SamplingOptions;
 }
 
 export type { SamplingOptions } from './sampling';
+export type { FilterPattern } from './filter';
 
 export { jsprofUnplugin } from './unplugin';
 
@@ -40,21 +42,23 @@ export { jsprofUnplugin } from './unplugin';
  */
 export class JsprofWebpackPlugin {
   private readonly options: JsprofPluginOptions;
+  private readonly instrumented: (file: string) => boolean;
 
   constructor(options: JsprofPluginOptions = {}) {
-    const { test, exclude, sampling, ...policy } = options;
-    normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
+    const { include, exclude, sampling, ...policy } = options;
+    // bad options fail when the config loads, not in the middle of a build
+    normalizeOptions(policy);
+    this.instrumented = moduleFilter({ include, exclude }, SCRIPTS);
     if (sampling) checkSampling(sampling);
     this.options = options;
   }
 
   apply(compiler: any): void {
-    const { test = /\.[cm]?[jt]sx?$/, exclude, sampling, ...policy } = this.options;
+    const { include, exclude, sampling, ...policy } = this.options;
     // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
     if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
     compiler.options.module.rules.push({
-      test,
-      exclude: (file: string) => !!exclude?.test(file) || isJsprofRuntime(file),
+      test: this.instrumented,
       enforce: 'post',
       use: [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }],
     });

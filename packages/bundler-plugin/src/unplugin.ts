@@ -15,15 +15,15 @@ import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrume
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './index';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
-import { isJsprofRuntime } from './own-files';
+import { JAVASCRIPT, SCRIPTS, moduleFilter } from './filter';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
-const SCRIPTS = /\.[cm]?[jt]sx?$/;
-const JAVASCRIPT = /\.[cm]?js$/;
 
 export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((options = {}, meta) => {
-  const { test = meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS, exclude, sampling, ...policy } = options;
-  normalizeOptions(policy); // bad options fail when the config loads, not in the middle of a build
+  const { include, exclude, sampling, ...policy } = options;
+  // bad options fail when the config loads, not in the middle of a build
+  normalizeOptions(policy);
+  const instrumented = moduleFilter({ include, exclude }, meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS);
   if (sampling) checkSampling(sampling);
   // A sampled build's first pass is plain: jsprof does nothing to it but start the second.
   const instrumenting = () => !sampling || inInstrumentedPass();
@@ -32,7 +32,7 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
   return {
     name: 'jsprof',
     enforce: 'post',
-    transformInclude: (id) => instrumenting() && !id.startsWith('\0') && test.test(fileOf(id)) && !exclude?.test(id) && !isJsprofRuntime(fileOf(id)),
+    transformInclude: (id) => instrumenting() && !id.startsWith('\0') && instrumented(fileOf(id)),
     transform(code, id) {
       const file = fileOf(id);
       const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });

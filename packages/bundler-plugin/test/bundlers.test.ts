@@ -179,6 +179,21 @@ describe('the plugins', () => {
     expect(include('vite', '\0vite/preload-helper.js')).toBe(false);
   });
 
+  test('include and exclude as unplugin and rollup take them: globs (from the current directory unless absolute or **), RegExps, arrays; exclude wins', () => {
+    const include = (id: string, options: object) => (jsprofUnplugin.raw(options, { framework: 'vite' }) as any).transformInclude(id);
+    const src = path.join(process.cwd(), 'src');
+    expect(include(`${src}/a.js`, { include: 'src/**' })).toBe(true);
+    expect(include(`${process.cwd()}/lib/a.js`, { include: 'src/**' })).toBe(false);
+    expect(include('/elsewhere/node_modules/lib/a.js', { exclude: '**/node_modules/**' })).toBe(false);
+    expect(include('/elsewhere/lib/a.js', { exclude: ['**/node_modules/**', /\.test\.js$/] })).toBe(true);
+    expect(include('/elsewhere/lib/a.test.js', { exclude: ['**/node_modules/**', /\.test\.js$/] })).toBe(false);
+    expect(include(`${src}/a.js`, { include: [/\/src\//], exclude: `${src}/a.js` })).toBe(false);
+    expect(include(`${src}/style.css`, { include: 'src/**' })).toBe(false); // only scripts, whatever include says
+    const webpack = (file: string, options: object) => (new JsprofWebpackPlugin(options) as any).instrumented(file);
+    expect(webpack(`${src}/a.js`, { include: 'src/**', exclude: /a\.js$/ })).toBe(false);
+    expect(webpack(`${src}/b.ts`, { include: 'src/**' })).toBe(true);
+  });
+
   test('a syntax error names file:line:col', () => {
     const plugin: any = jsprofUnplugin.raw({}, { framework: 'rollup' });
     expect(() => plugin.transform('let a = ;', '/app/src/bad.js')).toThrow('/app/src/bad.js:1:9: Unexpected token');
@@ -187,5 +202,8 @@ describe('the plugins', () => {
   test('bad options fail when the config loads', () => {
     expect(() => new JsprofWebpackPlugin({ threshold: -1 })).toThrow(/threshold/);
     expect(() => jsprofUnplugin.raw({ threshold: -1 }, { framework: 'vite' })).toThrow(/threshold/);
+    expect(() => new JsprofWebpackPlugin({ include: 3 } as any)).toThrow(/"include" must be a glob string, a RegExp or an array of them/);
+    expect(() => jsprofUnplugin.raw({ exclude: [null] } as any, { framework: 'rollup' })).toThrow(/"exclude"/);
+    expect(() => jsprofUnplugin.raw({ test: /x/ } as any, { framework: 'rollup' })).toThrow(/unknown option "test"/);
   });
 });
