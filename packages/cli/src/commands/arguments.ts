@@ -1,5 +1,6 @@
-/** What several commands share: parsing whole-number options, and the progress of reading many trace files. */
-import { InvalidArgumentError } from 'commander';
+/** What several commands share: the placement options, whole-number options, and the progress of reading many trace files. */
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_THRESHOLD, OPTIONS, PlacementOptions } from '@jsprof/policy';
 import { printable } from '@jsprof/trace-tools';
 
 /** A commander parser for an option that must be a whole number ≥ `min` (bad usage otherwise). */
@@ -9,6 +10,20 @@ export function wholeNumber(name: string, min: number) {
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
     return n;
   };
+}
+
+/** Which functions get checks, and where (`run` and `instrument`): the flags @jsprof/policy's option table gives. */
+export function withPlacementOptions(command: Command): Command {
+  for (const { name, flag } of OPTIONS) {
+    if (!flag) continue;
+    if (name === 'threshold') command.option(flag.flags, flag.description, wholeNumber('--threshold', 0), DEFAULT_THRESHOLD);
+    else command.option(flag.flags, flag.description);
+  }
+  return command;
+}
+
+export function placementFrom(opts: any): PlacementOptions {
+  return { threshold: opts.threshold, loopingFunctions: opts.loopingFunctions !== false, loops: !!opts.loops, exits: opts.exits !== false };
 }
 
 const PROGRESS_EVERY_MS = 100;
