@@ -1,4 +1,5 @@
 /** Settings passed from `jsprof run` (or the environment) to the process it profiles. */
+import { normalizeOptions } from '@jsprof/policy';
 import type { InstrumentOptions } from './instrument';
 
 export interface RunSettings {
@@ -11,14 +12,49 @@ export interface RunSettings {
 
 export const SETTINGS_ENV = 'JSPROF_RUN';
 
+/**
+ * The settings in $JSPROF_RUN (the defaults when it is unset), checked: a value that cannot be
+ * read or that the policy refuses throws a SettingsError naming it, so that the register hook
+ * fails at start rather than instrumenting nothing.
+ */
 export function readSettings(): RunSettings {
-  const fallback: RunSettings = { instrument: {}, sampleInterval: 10, maxBufferSize: 1_000_000 };
+  const defaults: RunSettings = { instrument: {}, sampleInterval: 10, maxBufferSize: 1_000_000 };
   const raw = process.env[SETTINGS_ENV];
-  if (!raw) return fallback;
+  if (!raw) return defaults;
+  let given: any;
   try {
-    return { ...fallback, ...JSON.parse(raw) };
-  } catch {
-    return fallback;
+    given = JSON.parse(raw);
+  } catch (error) {
+    throw new SettingsError(`$${SETTINGS_ENV} is not JSON (${(error as Error).message})`);
+  }
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new SettingsError(`$${SETTINGS_ENV} must be a JSON object`);
+  const settings: RunSettings = { ...defaults, ...given };
+  try {
+    normalizeOptions(settings.instrument);
+  } catch (error) {
+    throw new SettingsError(`$${SETTINGS_ENV}.instrument: ${(error as Error).message}`);
+  }
+  for (const key of ['sampleInterval', 'maxBufferSize'] as const) {
+    if (typeof settings[key] !== 'number' || !(settings[key] >= 0)) throw new SettingsError(`$${SETTINGS_ENV}.${key} must be a number ≥ 0`);
+  }
+  return settings;
+}
+
+/** readSettings for the hooks loaded into a program: bad settings end it at once, with one line saying why (exit status 2). */
+export function settingsOrExit(): RunSettings {
+  try {
+    return readSettings();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(`jsprof: ${message}`);
+    this.name = 'SettingsError';
   }
 }
 

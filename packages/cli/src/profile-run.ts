@@ -5,9 +5,9 @@
 import * as fs from 'node:fs';
 import { progress } from './register';
 import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
-import { instrumentingFile, readSettings, runBaseInterval } from './options';
+import { instrumentingFile, settingsOrExit, runBaseInterval } from './options';
 
-const settings = readSettings();
+const settings = settingsOrExit();
 setBaseInterval(runBaseInterval(settings.sampleInterval));
 const profiler = new Profiler({ sampleInterval: settings.sampleInterval, maxBufferSize: settings.maxBufferSize });
 let written = false;

@@ -9,17 +9,28 @@ import { pathToFileURL } from 'node:url';
 import { install, runAsOwnWork, setFrameResolver } from '@jsprof/runtime/node';
 import { instrumentModule, pruneModuleCache } from './instrument';
 import { shouldInstrument } from './filter';
-import { readSettings } from './options';
+import { settingsOrExit } from './options';
 import { Progress } from './progress';
 import { registerModule, resolveFrame } from './sources';
 
-const settings = readSettings();
+const settings = settingsOrExit();
 const state = globalThis as any;
 
 /** Counts the modules instrumented on both threads, and the time it took. */
 export const progress = new Progress();
 
-if (!state.__jsprofRegistered) {
+/**
+ * Node's module hooks thread runs `-r` preloads too, and registering hooks there fails (an unhandled
+ * rejection that ended the program with status 1 and no message): nothing of this file is for it.
+ * Node 22.14 names it (`isInternalThread`); Node 20 gives it a `workerData` of null, where a program's
+ * workers have theirs or undefined.
+ */
+function inModuleHooksThread(): boolean {
+  const threads = require('node:worker_threads') as typeof import('node:worker_threads') & { isInternalThread?: boolean };
+  return threads.isInternalThread ?? (!threads.isMainThread && threads.workerData === null);
+}
+
+if (!state.__jsprofRegistered && !inModuleHooksThread()) {
   state.__jsprofRegistered = true;
   install();
   const { port1, port2 } = new MessageChannel();

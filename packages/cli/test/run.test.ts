@@ -215,6 +215,35 @@ describe('node --import @jsprof/cli/register', () => {
     expect(report.names).toContain('checksum');
     expect(report.resources).toContain(pathToFileURL(path.join(FIXTURES, 'esm.mjs')).href);
   });
+
+  test('as a -r preload too (Node also runs it in its module hooks thread, where it must do nothing)', () => {
+    // Before: status 1 and no output at all, from an unhandled rejection in the hooks thread.
+    const run = spawnSync(process.execPath, ['-r', '@jsprof/cli/register', path.join(FIXTURES, 'esm.mjs')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, JSPROF_CACHE_DIR: path.join(tempDir(), 'cache') },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout).names).toContain('checksum');
+  });
+
+  test.each([
+    ['{not json', /^jsprof: \$JSPROF_RUN is not JSON/],
+    ['{"instrument":{"treshold":3}}', /^jsprof: \$JSPROF_RUN\.instrument: @jsprof: unknown option "treshold"/],
+    ['{"sampleInterval":"fast"}', /^jsprof: \$JSPROF_RUN\.sampleInterval must be a number/],
+  ])('settings it cannot use (%s) end the program at start, with one line, status 2', (settings, message) => {
+    // Before: the settings were dropped silently and the program ran with the defaults.
+    const run = spawnSync(process.execPath, ['--import', '@jsprof/cli/register', path.join(FIXTURES, 'esm.mjs')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, JSPROF_RUN: settings },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(message);
+  });
 });
 
 describe('command line', () => {
