@@ -15,21 +15,14 @@
  * snippet that picks one per page load and profiles the picked ones (sampling.ts).
  */
 import * as path from 'node:path';
-import { PlacementOptions, normalizeOptions } from '@jsprof/policy';
+import { normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
-import { FilterPattern, SCRIPTS, moduleFilter } from './filter';
+import { SCRIPTS, moduleFilter } from './filter';
+import type { JsprofPluginOptions } from './options';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
-export interface JsprofPluginOptions extends Partial<PlacementOptions> {
-  /** Which scripts, as unplugin and rollup take it (filter.ts): by default every one, `node_modules` included (third-party time is time too). */
-  include?: FilterPattern;
-  /** Scripts left alone, as unplugin and rollup take it. */
-  exclude?: FilterPattern;
-  /** A plain build and an instrumented one beside it, and a snippet that picks one per page load (sampling.ts). */
-  sampling?: SamplingOptions;
-}
-
+export type { JsprofPluginOptions } from './options';
 export type { SamplingOptions } from './sampling';
 export type { FilterPattern } from './filter';
 

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { createUnplugin } from 'unplugin';
 import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
-import type { JsprofPluginOptions } from './index';
+import type { JsprofPluginOptions } from './options';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { JAVASCRIPT, SCRIPTS, moduleFilter } from './filter';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';

@@ -14,7 +14,7 @@ import * as vm from 'node:vm';
 import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor, traceSegment } from '@jridgewell/trace-mapping';
 import { OutputOffsets, outputOffsets } from './offsets';
-import { JsSyntaxError, MAX_NESTING, TooDeeplyNestedError, parseJs } from './parse';
+import { JsSyntaxError, MAX_NESTING, Node, TooDeeplyNestedError, parseJs } from './parse';
 import {
   BODY_LABEL,
   CHECK_SOURCE,
@@ -51,7 +51,7 @@ import {
   v8FunctionStart,
 } from '@jsprof/policy';
 
-export type Node = { type: string; start: number; end: number; [key: string]: any };
+export type { Node } from './parse';
 
 export interface InstrumentInput {
   /** The source text the AST was parsed from. */

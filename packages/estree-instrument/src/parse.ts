@@ -5,7 +5,9 @@
  */
 import * as acorn from 'acorn';
 import { LineIndex } from '@jsprof/policy';
-import type { Node } from './index';
+
+/** An ESTree node as acorn and the SWC front give it: with its source offsets. */
+export type Node = { type: string; start: number; end: number; [key: string]: any };
 
 /** A syntax error at `file:line:column`, with acorn's own message as `reason`. */
 export class JsSyntaxError extends SyntaxError {
