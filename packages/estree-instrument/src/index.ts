@@ -24,7 +24,7 @@ import {
   INSERTED_PAREN_MARK,
   LABELLED_BODY_OPEN,
   RETURN_VALUE_ID,
-  RUNTIME_GLOBAL,
+  TABLE_REGISTRY_ID,
   labelledBodyClose,
   FunctionRecord,
   LIST_ONLY_OPTIONS,
@@ -407,7 +407,7 @@ export interface FunctionTable {
 export const FUNCTION_TABLE_SUFFIX = '.jsprof.json';
 
 /** The global array where scripts with a function table beside them say so (see TABLE_REGISTRATION). */
-export const TABLE_REGISTRY = `${RUNTIME_GLOBAL}$t`;
+export const TABLE_REGISTRY = TABLE_REGISTRY_ID;
 
 /**
  * The statement `jsprof instrument` and the bundler plugins append to each script they write a

@@ -44,18 +44,22 @@
 import type { PolicyOptions } from './options';
 import { v8FunctionStart, waitingFunctions } from './functions';
 import { CALL_TYPES, forEachChild, isFunctionNode, withoutParentheses } from './statements';
+import {
+  CHECK_KIND,
+  CHECK_PROTOCOL,
+  COUNTER_ID,
+  ENTRY_CHECK_KIND,
+  EXIT_SLOTS,
+  HOOK_COUNTER,
+  HOOK_SLOW_PATH,
+  IMPORTED_COUNTER,
+  IMPORTED_SLOW_PATH,
+  LOOPING_EXIT_CHECK_KIND,
+  RUNTIME_GLOBAL,
+  SLOW_PATH_ID,
+} from './protocol';
 
-export const RUNTIME_GLOBAL = '__jsprof';
-/** The properties of the hook object the runtime publishes (the counter, and the slow path's Proxy). */
-export const HOOK_COUNTER = 'c';
-export const HOOK_SLOW_PATH = 's';
-export const COUNTER_ID = `${RUNTIME_GLOBAL}$${HOOK_COUNTER}`;
-export const SLOW_PATH_ID = `${RUNTIME_GLOBAL}$${HOOK_SLOW_PATH}`;
-
-/** The kinds the slow path is given (the key a check deletes). */
-export const CHECK_KIND = 0;
-export const ENTRY_CHECK_KIND = 1;
-export const LOOPING_EXIT_CHECK_KIND = 2;
+export * from './protocol';
 
 function counterTest(element: number): string {
   return `if (--${COUNTER_ID}[${element}] < 0)`;
@@ -92,18 +96,6 @@ export function slowPathTrap(slowPath: (kind: number, slot: number) => void): ob
 export function newCounter(): Int32Array {
   return new Int32Array(1 + EXIT_SLOTS);
 }
-
-/**
- * How many counters the exits of functions with loops count on: `C[1 + slot]`, whose slow path is
- * reached with the key `2 + slot` (LOOPING_EXIT_CHECK_KIND + slot). Without a thread the runtime
- * has each of them read the clock every so many exits, as many as came in a while when it last
- * read it. One counter for all of them could not see a function's exits slow down: right after a
- * short function with loops exited thousands of times a millisecond, a function with loops whose
- * time goes to built-ins and that is called a few times waited for thousands of exits before the
- * clock was read, and got no sample at all (a program splitting and counting words for 1.3 s in 16
- * calls: no sample with one counter, 62–70% of them with a counter each, 62–68% with the thread).
- */
-export const EXIT_SLOTS = 256;
 
 /**
  * The counter a function with loops counts its exits on: spread by where V8 places the function,
@@ -237,10 +229,6 @@ export const movedClose = (n: number): string => `/*${RUNTIME_GLOBAL}$${n}}*/`;
 /** Where a moved declaration was; with the `;` that ends the statement before it when a line break did. */
 export const movedFrom = (n: number, semicolon: boolean): string => (semicolon ? `;/*${RUNTIME_GLOBAL}$${n};*/` : `/*${RUNTIME_GLOBAL}$${n}*/`);
 
-/** The names `@jsprof/runtime` exports for instrumented modules that import it. */
-export const IMPORTED_COUNTER = 'checkCounter';
-export const IMPORTED_SLOW_PATH = 'checkTrap';
-
 /** What the prelude binds: its name in instrumented code, on the hook, and among the runtime's exports. */
 const BINDINGS: { id: string; key: string; imported: string }[] = [
   { id: COUNTER_ID, key: HOOK_COUNTER, imported: IMPORTED_COUNTER },
@@ -317,14 +305,6 @@ export function preludeSource(options: Pick<PolicyOptions, 'runtime' | 'importSo
 export function needsPrelude(options: Pick<PolicyOptions, 'runtime'>, isModule: boolean, checkedFunctions: number): boolean {
   return checkedFunctions > 0 || (isModule && options.runtime === 'global');
 }
-
-/**
- * The protocol of the checks this jsprof inserts and its runtime arms: the counter `C` and the trap
- * `S` above. Protocol 1, before it, checked by calling functions of the file's own (`__jsprof$e()`,
- * `__jsprof$c()`), which no runtime arms now. Raise it whenever a runtime could no longer arm
- * checks already written, and recognise the old preludes as that protocol.
- */
-export const CHECK_PROTOCOL = 2;
 
 /**
  * The protocol of the checks code already carries (its prelude, in any of its forms, as written or
