@@ -29,6 +29,21 @@ export function append<T>(array: T[], value: T): void {
   array[array.length] = value;
 }
 
+/**
+ * String and RegExp methods as they were when the runtime loaded, called with the string (or
+ * RegExp) first: a program may replace `String.prototype.split` or `RegExp.prototype.exec` (core-js
+ * does where it finds an engine's own wanting), and the stack parsers run inside its code. A RegExp
+ * used only through `regexpExec` never looks up the program's `exec`.
+ */
+const uncurry = <A extends unknown[], R>(method: (...args: A) => R): ((self: unknown, ...args: A) => R) => Function.prototype.call.bind(method as any) as any;
+export const regexpExec = uncurry(RegExp.prototype.exec);
+export const stringSlice = uncurry(String.prototype.slice);
+export const stringSplit = uncurry(String.prototype.split as (separator: string) => string[]);
+export const stringStartsWith = uncurry(String.prototype.startsWith);
+export const stringEndsWith = uncurry(String.prototype.endsWith);
+export const stringLastIndexOf = uncurry(String.prototype.lastIndexOf);
+export const stringTrim = uncurry(String.prototype.trim);
+
 /** Sorts `array` in place by `before` (an insertion sort, for a few hundred items at most), without `Array.prototype.sort`. */
 export function sortBy<T>(array: T[], before: (a: T, b: T) => boolean): T[] {
   for (let i = 1; i < array.length; i++) {

@@ -128,8 +128,9 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
   let frames = framesOf(stack);
   if (typeof ErrorCtor.captureStackTrace !== 'function') {
     // `new Error()` has the runtime's own frames on top: drop them, down to `below`.
-    const own = frames.findIndex((f) => f.name === below.name);
-    if (own >= 0) frames = from(frames, own + 1);
+    let own = 0;
+    while (own < frames.length && frames[own].name !== below.name) own++;
+    if (own < frames.length) frames = from(frames, own + 1);
   }
   return withoutUnstarted(frames, unstarted);
 }

@@ -7,7 +7,7 @@
  * callers waiting for the frames above, and every frame after the first of them is one too. Native
  * Chromium samples only the running stack, so the parsers stop at them.
  */
-import { OwnSet, append } from './builtins';
+import { OwnSet, append, regexpExec, stringEndsWith, stringLastIndexOf, stringSlice, stringSplit, stringStartsWith, stringTrim } from './builtins';
 
 export interface ParsedFrame {
   name: string;
@@ -25,9 +25,9 @@ const LOCATION = /^(.*):(\d+):(\d+)$/;
 const LINE_ONLY = /^(.*):(\d+)$/;
 
 function location(where: string): { url: string; line: number; column: number } | null {
-  const full = LOCATION.exec(where);
+  const full = regexpExec(LOCATION, where);
   if (full) return { url: full[1], line: +full[2], column: +full[3] };
-  const line = LINE_ONLY.exec(where);
+  const line = regexpExec(LINE_ONLY, where);
   return line && line[1] ? { url: line[1], line: +line[2], column: 0 } : null;
 }
 
@@ -37,18 +37,18 @@ export const ASYNC_BOUNDARY = 'async boundary';
 export type StackLine = ParsedFrame | typeof ASYNC_BOUNDARY | null;
 
 export function parseV8Line(line: string): StackLine {
-  const m = V8_LINE.exec(line);
+  const m = regexpExec(V8_LINE, line);
   if (!m) return null;
   let name = m[1] ?? '';
   let where = m[2] ?? m[3] ?? '';
-  if (name.startsWith('async ') || (m[3] !== undefined && where.startsWith('async '))) return ASYNC_BOUNDARY;
-  if (name.startsWith('new ')) name = name.slice(4);
+  if (stringStartsWith(name, 'async ') || (m[3] !== undefined && stringStartsWith(where, 'async '))) return ASYNC_BOUNDARY;
+  if (stringStartsWith(name, 'new ')) name = stringSlice(name, 4);
   // Chrome 109 marked some call sites "(async url:line:col)" in the middle of a synchronous stack.
-  if (where.startsWith('async ')) where = where.slice(6);
-  if (where.startsWith('eval at ')) {
+  if (stringStartsWith(where, 'async ')) where = stringSlice(where, 6);
+  if (stringStartsWith(where, 'eval at ')) {
     // The eval'd code's own position comes last: "eval at f (url:1:2), <anonymous>:3:4".
-    const comma = where.lastIndexOf(', ');
-    where = comma >= 0 ? where.slice(comma + 2) : where;
+    const comma = stringLastIndexOf(where, ', ');
+    where = comma >= 0 ? stringSlice(where, comma + 2) : where;
   }
   const loc = location(where);
   if (!loc || loc.url === '<anonymous>') {
@@ -58,13 +58,15 @@ export function parseV8Line(line: string): StackLine {
   return { name: shortName(name), url: loc.url, line: loc.line, column: loc.column, native: false };
 }
 
+const ALIAS = / \[as [^\]]+\]$/;
+
 /** V8 prefixes receivers' types ("Foo.bar", "Array.map"); the profiler's names do not. */
 function shortName(name: string): string {
-  const alias = / \[as [^\]]+\]$/.exec(name);
-  const bare = alias ? name.slice(0, alias.index) : name;
-  if (bare === '<anonymous>' || bare.endsWith('.<anonymous>') || bare.endsWith('(anonymous function)')) return '';
-  const dot = bare.lastIndexOf('.');
-  if (dot > 0 && !bare.startsWith('get ') && !bare.startsWith('set ')) return bare.slice(dot + 1);
+  const alias = regexpExec(ALIAS, name);
+  const bare = alias ? stringSlice(name, 0, alias.index) : name;
+  if (bare === '<anonymous>' || stringEndsWith(bare, '.<anonymous>') || stringEndsWith(bare, '(anonymous function)')) return '';
+  const dot = stringLastIndexOf(bare, '.');
+  if (dot > 0 && !stringStartsWith(bare, 'get ') && !stringStartsWith(bare, 'set ')) return stringSlice(bare, dot + 1);
   return bare;
 }
 
@@ -79,22 +81,24 @@ const TOP_LEVEL = new OwnSet(['global code', 'module code', 'eval code']);
 
 /** SpiderMonkey names anonymous functions by where they sit: "outer/<", "a/b.c<"; those are anonymous. */
 function atName(name: string): string {
-  if (TOP_LEVEL.has(name) || name.endsWith('<')) return '';
-  const slash = name.lastIndexOf('/');
-  return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
+  if (TOP_LEVEL.has(name) || stringEndsWith(name, '<')) return '';
+  const slash = stringLastIndexOf(name, '/');
+  return slash >= 0 && slash < name.length - 1 ? stringSlice(name, slash + 1) : name;
 }
 
+const EVAL_AT = / line \d+ > (?:eval|Function)/;
+
 export function parseAtLine(raw: string): StackLine {
-  const line = raw.trim();
+  const line = stringTrim(raw);
   if (!line) return null;
-  const m = AT_LINE.exec(line);
-  if (m && ASYNC_CAUSE.test(m[1])) return ASYNC_BOUNDARY;
+  const m = regexpExec(AT_LINE, line);
+  if (m && regexpExec(ASYNC_CAUSE, m[1])) return ASYNC_BOUNDARY;
   const name = atName(m ? m[1] : '');
   const where = m ? m[2] : line;
   if (where === '[native code]') return { name, url: null, line: 0, column: 0, native: true };
-  const evalAt = / line \d+ > (?:eval|Function)/.exec(where);
+  const evalAt = regexpExec(EVAL_AT, where);
   if (evalAt) {
-    const loc = location(where.slice(evalAt.index + evalAt[0].length));
+    const loc = location(stringSlice(where, evalAt.index + evalAt[0].length));
     return { name, url: null, line: loc ? loc.line : 0, column: loc ? loc.column : 0, native: false };
   }
   const loc = location(where);
@@ -103,15 +107,19 @@ export function parseAtLine(raw: string): StackLine {
   return m ? null : { name: atName(line), url: null, line: 0, column: 0, native: false };
 }
 
+const V8_STACK = /^\s*at /m;
+
 /** The line parser for a stack string of whichever engine made it. */
 export function lineParserFor(stack: string): (line: string) => StackLine {
-  return /^\s*at /m.test(stack) ? parseV8Line : parseAtLine;
+  return regexpExec(V8_STACK, stack) ? parseV8Line : parseAtLine;
 }
 
 /** What each line of a stack string holds, innermost first, up to the first async frame. */
 export function parseLines<T>(stack: string, parseLine: (line: string) => T | typeof ASYNC_BOUNDARY | null): T[] {
   const frames: T[] = [];
-  for (const line of stack.split('\n')) {
+  const lines = stringSplit(stack, '\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
     const read = parseLine(line);
     if (read === ASYNC_BOUNDARY) break;
     if (read) append(frames, read);

@@ -371,4 +371,36 @@ describe('framesOf (the runtime reads stack strings once per line)', () => {
     expect(framesOf('Error\n    at g (http://a/b.js:3:4)\nk@http://a/b.js:1:2').map((f) => f.name)).toEqual(['g']);
     expect(framesOf('k@http://a/b.js:1:2').map((f) => f.name)).toEqual(['k']);
   });
+
+  test("never calls a program's replacements of the String and RegExp methods it uses (core-js replaces some)", () => {
+    // Before: split, trim, exec, test, slice, startsWith… were the program's, called from inside its code.
+    // Lines no test has read yet: a line read before is a Map lookup, not parsed again.
+    const stacks = [
+      ...STACKS.map((stack) => stack.replace(/http:\/\/a\//g, 'http://fresh.example/')),
+      'obj["@fn"]@http://a/b.js:1:2\nouter/<@http://a/b.js:2:3\nh@http://a/b.js line 27 > eval:1:29\n[native code]',
+      'Error\n    at Foo.bar [as baz] (http://a/b.js:1:2)\n    at eval (eval at f (http://a/b.js:1:2), <anonymous>:3:4)\n    at Array.map (<anonymous>)',
+    ];
+    const expected = stacks.map(parseStack);
+    const reached: string[] = [];
+    const patched: [any, string][] = [
+      [String.prototype, 'split'], [String.prototype, 'trim'], [String.prototype, 'slice'], [String.prototype, 'startsWith'],
+      [String.prototype, 'endsWith'], [String.prototype, 'lastIndexOf'], [RegExp.prototype, 'exec'], [RegExp.prototype, 'test'],
+      [Array.prototype, 'findIndex'], [Array.prototype, 'slice'],
+    ];
+    const originals = patched.map(([proto, key]) => proto[key]);
+    patched.forEach(([proto, key], i) => {
+      proto[key] = function (this: unknown, ...args: unknown[]) {
+        reached.push(key);
+        return originals[i].apply(this, args);
+      };
+    });
+    let read: ReturnType<typeof framesOf>[];
+    try {
+      read = stacks.map((stack) => framesOf(stack));
+    } finally {
+      patched.forEach(([proto, key], i) => (proto[key] = originals[i]));
+    }
+    expect(reached).toEqual([]);
+    expect(read).toEqual(expected);
+  });
 });
