@@ -133,7 +133,7 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
     .command('query')
     .description('Ask a store (filled by `jsprof ingest`) where time goes: top functions, a merged flame graph, or the difference between two releases.')
     .usage('<top|flame|diff> [options]')
-    .argument('[query]')
+    .argument('[top|flame|diff]')
     // Without a query, or with one that is not known: bad usage.
     .action((name?: string) => {
       process.stderr.write(`jsprof: ${name === undefined ? 'which query? ' : `no query "${printable(name)}"; `}top, flame or diff\n`);
