@@ -29,6 +29,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { launchBrowser } = require('../fixtures/browsers');
+const { CHROMIUM, ARGS: CHROMIUM_ARGS } = require('../fixtures/chromium');
 const { median } = require('./overhead');
 const { coldRows, columnsOf, pct, table } = require('./report');
 
@@ -67,7 +68,7 @@ const APP_WAYS = ['plain', 'sampled'];
 const HOW = { chromium: 'headless', firefox: 'headless', webkit: 'under Xvfb' };
 
 const VERSIONS = {
-  chromium: () => spawnSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).stdout.trim(),
+  chromium: () => spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).stdout.trim(),
   firefox: () => spawnSync('/usr/bin/firefox-esr', ['--version'], { encoding: 'utf8' }).stdout.trim(),
   webkit: () => `WebKitGTK ${spawnSync('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'], { encoding: 'utf8' }).stdout.trim()} (MiniBrowser)`,
 };
@@ -83,7 +84,6 @@ const log = (msg) => process.stderr.write(`${msg}\n`);
  * without DevTools open does none of that. The page first waits on a launcher page until the
  * browser has started, then posts its result back.
  */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const LAUNCH_DELAY_MS = 500;
 const posted = new Map();
 let pageIds = 0;
@@ -97,7 +97,7 @@ async function loadInOwnChromium(origin, url, timeout) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-cold-chromium-'));
   const result = new Promise((resolve) => posted.set(id, resolve));
   const next = `${url}&post=${id}`;
-  const browser = spawn('/usr/bin/chromium', [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, `${origin}/launch?${new URLSearchParams({ next })}`], { stdio: 'ignore', detached: true });
+  const browser = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, `${origin}/launch?${new URLSearchParams({ next })}`], { stdio: 'ignore', detached: true });
   const timer = setTimeout(() => posted.get(id)?.({ error: `no result within ${timeout} ms` }), timeout);
   try {
     return await result;

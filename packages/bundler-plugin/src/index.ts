@@ -80,10 +80,9 @@ export class JsprofWebpackPlugin {
  */
 function sampledWebpack(compiler: any, sampling: SamplingOptions): void {
   const { webpack } = compiler;
-  const SCRIPT = /\.[cm]?js$/;
   const entries = (compilation: any): BuiltScript[] =>
     [...compilation.entrypoints].flatMap(([name, entrypoint]: [string, any]) =>
-      entrypoint.getFiles().filter((file: string) => SCRIPT.test(file)).map((file: string, i: number) => ({ key: `${name}#${i}`, file, module: compilation.outputOptions.module === true })),
+      entrypoint.getFiles().filter((file: string) => SCRIPT_OUTPUT.test(file)).map((file: string, i: number) => ({ key: `${name}#${i}`, file, module: compilation.outputOptions.module === true })),
     );
   compiler.hooks.done.tapPromise('JsprofWebpackPlugin', async (stats: any) => {
     if (stats.hasErrors()) return;

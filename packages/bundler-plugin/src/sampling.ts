@@ -24,6 +24,8 @@ export interface BuiltScript {
   module: boolean;
 }
 
+export const instrumentedDir = (sampling: SamplingOptions): string => sampling.dir ?? 'jsprof';
+
 /** Bad options fail when the config loads, not after the first build. */
 export function checkSampling(sampling: SamplingOptions): void {
   if (typeof sampling !== 'object' || sampling === null) throw new TypeError('jsprof: `sampling` must be an object, e.g. { rate: 0.01 }');
@@ -34,13 +36,11 @@ export function checkSampling(sampling: SamplingOptions): void {
   }
   if (sampling.send !== undefined && typeof sampling.send !== 'string') throw new TypeError('jsprof: sampling.send must be the URL traces are sent to');
   if (sampling.meta !== undefined && (typeof sampling.meta !== 'object' || sampling.meta === null)) throw new TypeError('jsprof: sampling.meta must be an object');
-  const dir = sampling.dir ?? 'jsprof';
+  const dir = instrumentedDir(sampling);
   if (typeof dir !== 'string' || !/^[\w.-]+(\/[\w.-]+)*$/.test(dir) || dir.split('/').some((part) => part === '..' || part === '.')) {
     throw new TypeError(`jsprof: sampling.dir must be a folder inside the output directory, like 'jsprof' (got ${JSON.stringify(dir)})`);
   }
 }
-
-export const instrumentedDir = (sampling: SamplingOptions): string => sampling.dir ?? 'jsprof';
 
 const PASS = Symbol.for('jsprof.instrumentedPass');
 

@@ -177,14 +177,14 @@ function sampledEsbuild(build: any, sampling: SamplingOptions) {
       path.relative(cwd, path.resolve(cwd, typeof entry === 'string' ? entry : entry.in)).split(path.sep).join('/'),
     ),
   );
-  const entries = (metafile: any): BuiltScript[] =>
+  // Each entry's file relative to the directory its build wrote into.
+  const entries = (metafile: any, root: string): BuiltScript[] =>
     Object.entries(metafile.outputs)
       .filter(([, output]: [string, any]) => configured.has(output.entryPoint))
-      .map(([file, output]: [string, any]) => ({ key: output.entryPoint, file: path.relative(outDir, path.resolve(cwd, file)).split(path.sep).join('/'), module: initial.format === 'esm' }));
+      .map(([file, output]: [string, any]) => ({ key: output.entryPoint, file: path.relative(root, path.resolve(cwd, file)).split(path.sep).join('/'), module: initial.format === 'esm' }));
   build.onEnd(async (result: any) => {
     if (result.errors.length || !result.metafile) return;
     const nested: any = await instrumentedPass(() => build.esbuild.build({ ...initial, ...(initial.outdir ? { outdir: into } : { outfile: path.join(into, path.basename(initial.outfile)) }) }));
-    const instrumented = entries(nested.metafile).map((script) => ({ ...script, file: path.posix.relative(instrumentedDir(sampling), script.file) }));
-    finishSampledBuild(outDir, sampling, null, { plain: entries(result.metafile), instrumented });
+    finishSampledBuild(outDir, sampling, null, { plain: entries(result.metafile, outDir), instrumented: entries(nested.metafile, into) });
   });
 }

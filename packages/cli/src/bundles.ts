@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTRY, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
-import { describeFsError, writeAtomic } from './files';
+import { describeFsError, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets } from './sampled-pages';
 
@@ -42,7 +42,6 @@ export interface FileReport {
 }
 
 const SCRIPT = /\.(c|m)?js$/;
-const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 
 class UserError extends Error {}
 
@@ -137,17 +136,7 @@ function collect(inputs: string[], outDir: string | null): { file: string; relat
       throw new UserError(`no such file or directory: ${input}`);
     }
     if (stat.isDirectory()) {
-      const walk = (dir: string) => {
-        for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-          const child = path.join(dir, entry.name);
-          if (entry.isDirectory()) {
-            if (!SKIPPED_DIRS.has(entry.name) && child !== outDir) walk(child);
-          } else if (entry.isFile() && SCRIPT.test(entry.name)) {
-            out.push({ file: child, relative: path.relative(full, child) });
-          }
-        }
-      };
-      walk(full);
+      for (const file of filesUnder(full, SCRIPT, outDir)) out.push({ file, relative: path.relative(full, file) });
     } else {
       out.push({ file: full, relative: path.basename(full) });
     }

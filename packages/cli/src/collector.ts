@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CloseSummary, ReceiverOptions, TraceReceiver, traceReceiver } from './receive';
+import { CloseSummary, DEFAULT_BODY_LIMITS, ReceiverOptions, TraceReceiver, traceReceiver } from './receive';
 
 export interface CollectorOptions extends ReceiverOptions {
   port?: number;
@@ -31,7 +31,7 @@ export interface Collector {
 export async function startCollector(options: CollectorOptions): Promise<Collector> {
   const receiver = traceReceiver(options);
   const server = http.createServer(receiver);
-  const bodyTimeout = options.bodyTimeoutMs ?? 10_000;
+  const bodyTimeout = options.bodyTimeoutMs ?? DEFAULT_BODY_LIMITS.timeoutMs;
   server.headersTimeout = 10_000;
   server.requestTimeout = bodyTimeout + 10_000;
   server.keepAliveTimeout = 5_000;

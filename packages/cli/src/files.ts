@@ -16,6 +16,27 @@ export interface WriteOptions {
  * replaced. A device or a pipe (/dev/stdout) is written to directly: there is nothing to replace,
  * and a rename would put a file in its place.
  */
+/** The end of the name of writeAtomic's temporary files, `<file>.<pid>.<random>.tmp`, with the writer's pid. */
+export const TEMP_FILE = /\.(\d+)\.[0-9a-z]*\.tmp$/;
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/** Removes from `dir` the temporary files of writes that were killed (their process is gone, or an hour has passed). */
+export function removeStaleTempFiles(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const pid = TEMP_FILE.exec(name)?.[1];
+    if (!pid) continue;
+    const file = path.join(dir, name);
+    let alive = Number(pid) !== process.pid;
+    try {
+      process.kill(Number(pid), 0);
+    } catch (error) {
+      alive = (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+    const age = Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (!alive || age > STALE_TEMP_MS) fs.rmSync(file, { force: true });
+  }
+}
+
 export function writeAtomic(target: string, data: string, options: WriteOptions = {}): void {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
   if (stat && !stat.isFile() && !stat.isDirectory()) {
@@ -82,4 +103,23 @@ export function writeResult(out: string, text: string): void {
     throw new Error(`cannot write ${out}: ${describeFsError(error)}`);
   }
   process.stderr.write(`jsprof: wrote ${out}\n`);
+}
+
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+
+/** The files under `dir` whose name matches `test`, by name, not in `skip` (an output directory), node_modules or .git. */
+export function filesUnder(dir: string, test: RegExp, skip: string | null): string[] {
+  const files: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const child = path.join(at, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name) && child !== skip) walk(child);
+      } else if (entry.isFile() && test.test(entry.name)) {
+        files.push(child);
+      }
+    }
+  };
+  walk(dir);
+  return files;
 }

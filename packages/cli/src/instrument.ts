@@ -58,18 +58,19 @@ export function instrumentModule(
   format: ModuleFormat,
   progress?: Progress,
 ): Instrumented | null {
-  const warning = protocolWarning(filename, instrumentedProtocol(source));
-  if (warning) {
-    process.stderr.write(`jsprof: ${warning}\n`);
-    return null;
-  }
   const key = createHash('sha256')
     .update(`${INSTRUMENTER_ID}\0${JSON.stringify(options)}\0${format}\0${filename}\0`)
     .update(source)
     .digest('hex')
     .slice(0, 32);
+  // A cache hit is never code of another protocol: that is left as it is, and never cached.
   const cached = readEntry(CACHE_DIR, key);
   if (cached) return { ...cached, meta: null };
+  const warning = protocolWarning(filename, instrumentedProtocol(source));
+  if (warning) {
+    process.stderr.write(`jsprof: ${warning}\n`);
+    return null;
+  }
   const work = () => loadInstrumenter().instrumentSource(source, filename, format, options);
   let result: Instrumenter.InstrumentedSource | null;
   try {

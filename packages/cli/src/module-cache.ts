@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeAtomic } from './files';
+import { TEMP_FILE, writeAtomic } from './files';
 
 export const DEFAULT_MAX_MB = 200;
 export const MAX_MB_ENV = 'JSPROF_CACHE_MAX_MB';
@@ -16,7 +16,6 @@ export const DIR_ENV = 'JSPROF_CACHE_DIR';
 
 /** The cache's files: entries, and temporary files a writer left behind. */
 const ENTRY_FILE = /^([0-9a-f]{32})(\.js|\.meta\.json)$/;
-const TEMP_FILE = /^[0-9a-f]{32}(\.js|\.meta\.json)\.\d+\.[0-9a-z]*\.tmp$/;
 
 export function cacheDir(): string {
   const fromEnv = process.env[DIR_ENV];
@@ -94,7 +93,7 @@ function scan(dir: string): { entries: Entry[]; loose: string[] } {
   for (const name of names) {
     const match = ENTRY_FILE.exec(name);
     if (!match) {
-      if (TEMP_FILE.test(name)) loose.push(path.join(dir, name));
+      if (TEMP_FILE.test(name) && ENTRY_FILE.test(name.replace(TEMP_FILE, ''))) loose.push(path.join(dir, name));
       continue;
     }
     const file = path.join(dir, name);

@@ -17,7 +17,7 @@ export const SETTINGS_ENV = 'JSPROF_RUN';
  * read or that the policy refuses throws a SettingsError naming it, so that the register hook
  * fails at start rather than instrumenting nothing.
  */
-export function readSettings(): RunSettings {
+function readSettings(): RunSettings {
   const defaults: RunSettings = { instrument: {}, sampleInterval: 10, maxBufferSize: 1_000_000 };
   const raw = process.env[SETTINGS_ENV];
   if (!raw) return defaults;
@@ -51,7 +51,7 @@ export function settingsOrExit(): RunSettings {
   }
 }
 
-export class SettingsError extends Error {
+class SettingsError extends Error {
   constructor(message: string) {
     super(`jsprof: ${message}`);
     this.name = 'SettingsError';

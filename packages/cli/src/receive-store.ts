@@ -6,7 +6,7 @@
  * written is saved as trace files for `jsprof ingest`, never dropped in silence.
  */
 import * as path from 'node:path';
-import { Ingester, MapsOptions, RawTrace, Store, TraceRows, documentOfRaw } from '@jsprof/store';
+import { DEFAULT_BATCH, Ingester, MapsOptions, RawTrace, Store, TraceRows, documentOfRaw } from '@jsprof/store';
 import type { TraceDocument } from '@jsprof/trace-tools';
 import { writeAtomic } from './files';
 
@@ -51,6 +51,9 @@ function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** Traces held for the store at most, by default, before clients get 503. */
+export const DEFAULT_MAX_BUFFERED = 10_000;
+
 export class StoreWriter {
   private readonly ingester: Ingester;
   private readonly batchSize: number;
@@ -60,16 +63,20 @@ export class StoreWriter {
   private timer: NodeJS.Timeout | null = null;
   private retryMs = 0;
   private closed = false;
-  readonly status: StoreStatus = { written: 0, buffered: 0, failures: 0 };
+  private readonly counts: Omit<StoreStatus, 'buffered'> = { written: 0, failures: 0 };
 
   constructor(
     store: Store,
     private readonly options: StoreWriterOptions = {},
   ) {
-    this.batchSize = options.batchSize ?? 500;
-    this.maxBuffered = options.maxBuffered ?? 10_000;
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH;
+    this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
     // Its own batches are never used: rows go through `write`, so a failed write keeps them.
     this.ingester = new Ingester(store, options, Infinity);
+  }
+
+  get status(): StoreStatus {
+    return { ...this.counts, buffered: this.queue.length };
   }
 
   get full(): boolean {
@@ -83,7 +90,6 @@ export class StoreWriter {
 
   add(rows: TraceRows): void {
     this.queue.push(rows);
-    this.status.buffered = this.queue.length;
     if (this.queue.length >= this.batchSize && this.retryMs === 0) this.schedule(0);
     else this.schedule(this.retryMs || (this.options.flushMs ?? 1000));
   }
@@ -142,15 +148,14 @@ export class StoreWriter {
     try {
       await this.ingester.write(batch);
     } catch (error) {
-      this.status.failures++;
-      this.status.error = (error as Error)?.message ?? String(error);
+      this.counts.failures++;
+      this.counts.error = (error as Error)?.message ?? String(error);
       this.options.onError?.(error as Error);
       throw error;
     }
     this.queue.splice(0, batch.length);
-    this.status.written += batch.length;
-    this.status.buffered = this.queue.length;
-    delete this.status.error;
+    this.counts.written += batch.length;
+    delete this.counts.error;
   }
 
   /** The traces still held, as files `jsprof ingest` reads (their raw rows give the same rows again). */
@@ -163,7 +168,6 @@ export class StoreWriter {
       writeAtomic(path.join(dir, `unwritten-${rows.trace.traceId}.json`), JSON.stringify(document));
     }
     this.queue = [];
-    this.status.buffered = 0;
     return { unwritten, savedIn: dir };
   }
 }

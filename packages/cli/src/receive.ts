@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import type { Store } from '@jsprof/store';
-import { writeAtomic } from './files';
+import { removeStaleTempFiles, writeAtomic } from './files';
 import { BodyLimits, Refused, inflate, parseDocument, readBody } from './receive-body';
 import { DEFAULT_RATE_LIMIT, RateLimit, RateLimiter, clientOf, hasKey, normalizeOrigin } from './receive-guard';
 import { CloseSummary, StoreStatus, StoreWriter, StoreWriterOptions } from './receive-store';
@@ -19,6 +19,7 @@ export { META_LIMITS } from './receive-body';
 export { DEFAULT_RATE_LIMIT } from './receive-guard';
 export type { RateLimit } from './receive-guard';
 export type { CloseSummary, StoreStatus, StoreWriterOptions } from './receive-store';
+export { DEFAULT_MAX_BUFFERED } from './receive-store';
 
 export interface ReceiverOptions {
   /** Where the traces are written as files (created if missing). */
@@ -61,29 +62,16 @@ export interface TraceReceiver {
   close(): Promise<CloseSummary>;
 }
 
-const TEMP_FILE = /\.(\d+)\.[a-z0-9]*\.tmp$/;
-const STALE_TEMP_MS = 60 * 60 * 1000;
-
-/** Removes the temporary files of writes that were killed (their process is gone, or an hour has passed). */
-function removeStaleTempFiles(dir: string): void {
-  for (const name of fs.readdirSync(dir)) {
-    const pid = TEMP_FILE.exec(name)?.[1];
-    if (!pid) continue;
-    const file = path.join(dir, name);
-    let alive = Number(pid) !== process.pid;
-    try {
-      process.kill(Number(pid), 0);
-    } catch (error) {
-      alive = (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    const age = Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-    if (!alive || age > STALE_TEMP_MS) fs.rmSync(file, { force: true });
-  }
-}
+/** Bodies accepted by default: 128 KB as sent (`sendTrace` sends at most 64 KB), 2 MB gunzipped, in 10 s. */
+export const DEFAULT_BODY_LIMITS: Readonly<BodyLimits> = Object.freeze({ maxBytes: 128 * 1024, maxInflatedBytes: 2 << 20, timeoutMs: 10_000 });
 
 export function traceReceiver(options: ReceiverOptions): TraceReceiver {
   if (!options.dir && !options.store) throw new Error('traceReceiver needs a dir, a store, or both');
-  const limits: BodyLimits = { maxBytes: options.maxBytes ?? 128 * 1024, maxInflatedBytes: options.maxInflatedBytes ?? 2 << 20, timeoutMs: options.bodyTimeoutMs ?? 10_000 };
+  const limits: BodyLimits = {
+    maxBytes: options.maxBytes ?? DEFAULT_BODY_LIMITS.maxBytes,
+    maxInflatedBytes: options.maxInflatedBytes ?? DEFAULT_BODY_LIMITS.maxInflatedBytes,
+    timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_LIMITS.timeoutMs,
+  };
   const limiter = options.rateLimit === false ? null : new RateLimiter({ ...DEFAULT_RATE_LIMIT, ...options.rateLimit });
   const origins = options.allowOrigins ? new Set(options.allowOrigins.map(normalizeOrigin)) : null;
   const writer = options.store ? new StoreWriter(options.store, { ...options.storeOptions, spillDir: options.dir ? undefined : options.storeOptions?.spillDir }) : null;
@@ -150,7 +138,7 @@ export function traceReceiver(options: ReceiverOptions): TraceReceiver {
     void done.finally(() => receiving.delete(done));
   }) as TraceReceiver;
 
-  handler.status = () => ({ ...status, refused: { ...status.refused }, ...(writer ? { store: { ...writer.status } } : {}) });
+  handler.status = () => ({ ...status, refused: { ...status.refused }, ...(writer ? { store: writer.status } : {}) });
   handler.close = async () => {
     closing = true;
     await Promise.allSettled([...receiving]);

@@ -4,7 +4,7 @@
  * names frames in the original files. It does not profile by itself.
  */
 import * as Module from 'node:module';
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import * as threads from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { install, runAsOwnWork, setFrameResolver } from '@jsprof/runtime/node';
 import { instrumentModule, pruneModuleCache } from './instrument';
@@ -13,7 +13,6 @@ import { settingsOrExit } from './options';
 import { Progress } from './progress';
 import { registerModule, resolveFrame } from './sources';
 
-const settings = settingsOrExit();
 const state = globalThis as any;
 
 /** Counts the modules instrumented on both threads, and the time it took. */
@@ -26,16 +25,17 @@ export const progress = new Progress();
  * workers have theirs or undefined.
  */
 function inModuleHooksThread(): boolean {
-  const threads = require('node:worker_threads') as typeof import('node:worker_threads') & { isInternalThread?: boolean };
-  return threads.isInternalThread ?? (!threads.isMainThread && threads.workerData === null);
+  const internal = (threads as { isInternalThread?: boolean }).isInternalThread;
+  return internal ?? (!threads.isMainThread && threads.workerData === null);
 }
 
 if (!state.__jsprofRegistered && !inModuleHooksThread()) {
   state.__jsprofRegistered = true;
+  const settings = settingsOrExit();
   install();
-  const { port1, port2 } = new MessageChannel();
+  const { port1, port2 } = new threads.MessageChannel();
   const drain = () => {
-    for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) registerModule(m.message.url, m.message);
+    for (let m = threads.receiveMessageOnPort(port1); m; m = threads.receiveMessageOnPort(port1)) registerModule(m.message.url, m.message);
   };
   port1.on('message', (m) => registerModule(m.url, m));
   port1.unref();

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TagPair, pageLoadRuntime, scriptTagsOf, withSamplingSnippet } from '@jsprof/runtime/snippet';
-import { writeAtomic } from './files';
+import { filesUnder, writeAtomic } from './files';
 
 export interface SampledPagesOptions {
   rate: number;
@@ -25,7 +25,7 @@ export function addSamplingSnippets(dir: string, outDir: string, copies: Map<str
   const runtime = pageLoadRuntime();
   const runtimeFile = path.join(outDir, runtime.fileName);
   const changed: string[] = [];
-  for (const page of pagesUnder(dir, outDir)) {
+  for (const page of filesUnder(dir, /\.html?$/i, outDir)) {
     const html = fs.readFileSync(page, 'utf8');
     const urls = urlsFor(dir, page, options.base);
     const tags: TagPair[] = [];
@@ -58,18 +58,4 @@ function urlsFor(dir: string, page: string, base: string) {
       return absolute ? base + posix(path.relative(dir, file)) : posix(path.relative(path.dirname(page), file));
     },
   };
-}
-
-/** The HTML files under `dir`, not in the output directory or node_modules. */
-function pagesUnder(dir: string, outDir: string): string[] {
-  const pages: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const child = path.join(at, entry.name);
-      if (entry.isDirectory() && child !== outDir && entry.name !== 'node_modules' && entry.name !== '.git') walk(child);
-      else if (entry.isFile() && /\.html?$/i.test(entry.name)) pages.push(child);
-    }
-  };
-  walk(dir);
-  return pages;
 }

@@ -125,14 +125,15 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
     return new Error().stack;
   });
   if (typeof stack !== 'string') return [];
-  let frames = framesOf(stack);
+  const frames = framesOf(stack);
+  let start = 0;
   if (typeof ErrorCtor.captureStackTrace !== 'function') {
     // `new Error()` has the runtime's own frames on top: drop them, down to `below`.
-    let own = 0;
-    while (own < frames.length && frames[own].name !== below.name) own++;
-    if (own < frames.length) frames = from(frames, own + 1);
+    while (start < frames.length && frames[start].name !== below.name) start++;
+    start = start < frames.length ? start + 1 : 0;
   }
-  return withoutUnstarted(frames, unstarted);
+  if (frames.length - start > unstarted) start += unstarted;
+  return start ? from(frames, start) : frames;
 }
 
 /**

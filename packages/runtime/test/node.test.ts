@@ -37,7 +37,7 @@ describe('resources under Node', () => {
   });
 
   test('nodeResolver converts absolute paths only', () => {
-    const frame = { url: '/srv/app/a b.js', line: 3, column: 4, callLine: 3, callColumn: 9, name: 'f', native: false };
+    const frame = { url: '/srv/app/a b.js', line: 3, column: 4, name: 'f', native: false };
     expect(nodeResolver(frame)).toEqual({ name: 'f', url: 'file:///srv/app/a%20b.js', line: 3, column: 4 });
     expect(nodeResolver({ ...frame, url: 'node:internal/timers' })).toEqual({ name: 'f', url: 'node:internal/timers', line: 3, column: 4 });
     expect(nodeResolver({ ...frame, url: 'file:///srv/app/m.mjs' })?.url).toBe('file:///srv/app/m.mjs');

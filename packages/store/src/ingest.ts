@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ReadLimits, SourceMaps, TraceDocument, TraceError, readTraceFile } from '@jsprof/trace-tools';
+import { ReadLimits, SourceMaps, TraceDocument, readOrReport } from '@jsprof/trace-tools';
 import { Identities, ReleaseMaps } from './identity';
 import { RawTrace, TraceRows, documentOfRaw, traceRows } from './rows';
 import type { Store } from './store';
@@ -130,14 +130,9 @@ export interface IngestFilesOptions extends MapsOptions {
 export async function ingestFiles(store: Store, files: string[], options: IngestFilesOptions = {}): Promise<IngestSummary> {
   const ingester = new Ingester(store, options, options.batchSize, options.now);
   for (let i = 0; i < files.length; i++) {
-    let document: TraceDocument | null = null;
-    try {
-      document = readTraceFile(files[i], options.limits);
-    } catch (error) {
-      options.onRejected?.(error instanceof TraceError ? error.message : `${files[i]}: ${(error as Error).message}`);
-      ingester.reject();
-    }
+    const document = readOrReport(files[i], options);
     if (document) await ingester.add(document);
+    else ingester.reject();
     options.onFile?.(i + 1, files.length);
   }
   await ingester.flush();

@@ -61,6 +61,9 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** A list of ids for SQL's `IN (…)`: numbers, checked as such (NULL for none). */
+export const idList = (list: string[]): string => (list.length ? list.map((id) => `${BigInt(id)}`).join(', ') : 'NULL');
+
 /** The SQL condition of a filter, with string literals quoted by the engine's rule. */
 export function filterSql(filter: Filter, quote: (text: string) => string): string {
   const conditions = ['1 = 1'];

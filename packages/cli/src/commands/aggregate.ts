@@ -3,12 +3,10 @@
  * merged into one view of where time goes, one file at a time, optionally per value of a `meta` key.
  */
 import { Command } from 'commander';
-import { describeFsError } from '../files';
 import { SOURCE_MAPS_HELP, sourceMapper } from './symbolicate';
-import { traceFilesProgress, wholeNumber } from './arguments';
-import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, displayLocation, findTraceFiles, printable } from '@jsprof/trace-tools';
+import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
+import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, displayLocation, printable } from '@jsprof/trace-tools';
 
-const DEFAULT_MAX_FILE_MB = 64;
 
 const HELP = `
 A function is its name, resource, line and column, so the same function is one row whichever traces
@@ -32,16 +30,14 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
     .option('--group-by <key>', 'one view per value of this key of the traces\' meta (page, release…); traces without it go to "(none)"')
     .option('--top <n>', 'how many functions each view lists', wholeNumber('--top', 1), 20)
     .option('--max-functions <n>', `most distinct functions kept; functions first seen after that count as one, "${OTHER_FUNCTIONS}"`, wholeNumber('--max-functions', 1), DEFAULT_MAX_FUNCTIONS)
-    .option('--max-file-size <MB>', 'traces larger than this, or gunzipping to more, are rejected', wholeNumber('--max-file-size', 1), DEFAULT_MAX_FILE_MB)
+    .addOption(maxFileSizeOption())
     .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
     .option('--json', 'print the whole result as JSON (every function of every view, times in ms, shares from 0 to 1)')
     .addHelpText('after', HELP)
     .action((paths: string[], opts) => {
-      const files = findTraceFiles(paths, (dir, error) => process.stderr.write(`jsprof: skipped ${printable(dir)}: ${describeFsError(error)}\n`));
-      if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
-      const maxBytes = opts.maxFileSize * 1024 * 1024;
+      const files = traceFilesIn(paths);
       const mapper = opts.sourceMaps ? sourceMapper(opts.sourceMaps) : null;
-      const result = aggregateWithProgress(files, { groupBy: opts.groupBy, maxFunctions: opts.maxFunctions, limits: { maxBytes, maxInflatedBytes: maxBytes }, transform: mapper?.map });
+      const result = aggregateWithProgress(files, { groupBy: opts.groupBy, maxFunctions: opts.maxFunctions, limits: readLimitsOf(opts), transform: mapper?.map });
       mapper?.done();
       if (opts.json) writeJson(result);
       else process.stdout.write(formatAggregate(result, opts.top));

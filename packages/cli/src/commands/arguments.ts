@@ -1,7 +1,8 @@
 /** What several commands share: the placement options, whole-number options, and the progress of reading many trace files. */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_THRESHOLD, OPTIONS, PlacementOptions } from '@jsprof/policy';
-import { printable } from '@jsprof/trace-tools';
+import { ReadLimits, findTraceFiles, printable } from '@jsprof/trace-tools';
+import { describeFsError } from '../files';
 
 /** A commander parser for an option that must be a whole number ≥ `min` (bad usage otherwise). */
 export function wholeNumber(name: string, min: number) {
@@ -60,4 +61,24 @@ export function traceFilesProgress(total: number): TraceFilesProgress {
       if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
     },
   };
+}
+
+const DEFAULT_MAX_FILE_MB = 64;
+
+/** `--max-file-size`, for the commands that read many trace files. */
+export function maxFileSizeOption(): Option {
+  return new Option('--max-file-size <MB>', 'traces larger than this, or gunzipping to more, are rejected').argParser(wholeNumber('--max-file-size', 1)).default(DEFAULT_MAX_FILE_MB);
+}
+
+/** The read limits `--max-file-size` sets. */
+export function readLimitsOf(opts: { maxFileSize: number }): ReadLimits {
+  const maxBytes = opts.maxFileSize * 1024 * 1024;
+  return { maxBytes, maxInflatedBytes: maxBytes };
+}
+
+/** The trace files in `paths` (directories searched), each one that cannot be read named; none is an error. */
+export function traceFilesIn(paths: string[]): string[] {
+  const files = findTraceFiles(paths, (dir, error) => process.stderr.write(`jsprof: skipped ${printable(dir)}: ${describeFsError(error)}\n`));
+  if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
+  return files;
 }

@@ -3,13 +3,11 @@
  * ClickHouse, functions identified across releases through their source maps.
  */
 import { Command, Option } from 'commander';
-import { findTraceFiles, printable } from '@jsprof/trace-tools';
+import { printable } from '@jsprof/trace-tools';
 import { DEFAULT_BATCH, IngestSummary, ingestFiles, openStore } from '@jsprof/store';
-import { describeFsError } from '../files';
 import { SOURCE_MAPS_HELP } from './symbolicate';
-import { traceFilesProgress, wholeNumber } from './arguments';
+import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
 
-const DEFAULT_MAX_FILE_MB = 64;
 
 export const STORE_HELP = 'a DuckDB file (created if missing), a ClickHouse server\'s URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process';
 
@@ -29,21 +27,26 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
     .addOption(new Option('-s, --source-maps <dir>', `map every trace's frames to original files and names through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
     .option('--release-maps <dir>', 'map each trace through the source maps of its release, in <dir>/<release>/ (original files are named relative to that directory)')
     .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_BATCH)
-    .option('--max-file-size <MB>', 'traces larger than this, or gunzipping to more, are rejected', wholeNumber('--max-file-size', 1), DEFAULT_MAX_FILE_MB)
+    .addOption(maxFileSizeOption())
     .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, ms} on stdout')
     .addHelpText('after', HELP)
     .action(async (paths: string[], opts) => {
-      const files = findTraceFiles(paths, (dir, error) => process.stderr.write(`jsprof: skipped ${printable(dir)}: ${describeFsError(error)}\n`));
-      if (files.length === 0) throw new Error('no .json, .json.gz or .gz files in the given paths');
+      const files = traceFilesIn(paths);
       const store = await openStore(opts.store);
       const started = performance.now();
-      const maxBytes = opts.maxFileSize * 1024 * 1024;
+      const progress = traceFilesProgress(files.length);
       let summary: IngestSummary;
       try {
-        summary = await ingestWithProgress(files, (options) =>
-          ingestFiles(store, files, { ...options, sourceMaps: opts.sourceMaps, releaseMaps: opts.releaseMaps, batchSize: opts.batch, limits: { maxBytes, maxInflatedBytes: maxBytes } }),
-        );
+        summary = await ingestFiles(store, files, {
+          sourceMaps: opts.sourceMaps,
+          releaseMaps: opts.releaseMaps,
+          batchSize: opts.batch,
+          limits: readLimitsOf(opts),
+          onFile: progress.onFile,
+          onRejected: progress.onRejected,
+        });
       } finally {
+        progress.finish();
         await store.close();
       }
       const ms = Math.round(performance.now() - started);
@@ -51,15 +54,6 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
       else process.stdout.write(describe(summary, store.description, ms));
       if (summary.rejected > 0) setExitCode(1);
     });
-}
-
-type Run = (options: { onFile: (done: number, total: number) => void; onRejected: (message: string) => void }) => Promise<IngestSummary>;
-
-async function ingestWithProgress(files: string[], run: Run): Promise<IngestSummary> {
-  const progress = traceFilesProgress(files.length);
-  const summary = await run({ onFile: progress.onFile, onRejected: progress.onRejected });
-  progress.finish();
-  return summary;
 }
 
 function describe(summary: IngestSummary, store: string, ms: number): string {

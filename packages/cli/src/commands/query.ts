@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { htmlReport, printable } from '@jsprof/trace-tools';
 import { DiffResult, Filter, FlameGraph, FlameNode, LABELS, Store, TopResult, TopView, diffFunctions, flameGraph, openStore, topFunctions } from '@jsprof/store';
-import { writeAtomic } from '../files';
+import { writeResult } from '../files';
 import { STORE_HELP } from './ingest';
 import { wholeNumber } from './arguments';
 
@@ -161,8 +161,7 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
       if (opts.html) {
         const { trace, sliceMs } = flameAsTrace(flame);
         const meta = { traces: flame.traces, 'ms per sample': Number(sliceMs.toFixed(3)), ...filter };
-        writeAtomic(opts.html, htmlReport({ trace, meta }, `jsprof query flame (${flame.traces} traces)`));
-        process.stderr.write(`jsprof: wrote ${opts.html}\n`);
+        writeResult(opts.html, htmlReport({ trace, meta }, `jsprof query flame (${flame.traces} traces)`));
         return;
       }
       process.stdout.write(opts.json ? `${JSON.stringify(flame)}\n` : foldedStacks(flame));

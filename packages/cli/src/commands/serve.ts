@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
 import { DEFAULT_BATCH, Store, openStore } from '@jsprof/store';
 import { startCollector } from '../collector';
-import { DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
+import { DEFAULT_BODY_LIMITS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
 import { wholeNumber } from './arguments';
 import { STORE_HELP } from './ingest';
 import { SOURCE_MAPS_HELP } from './symbolicate';
@@ -78,11 +78,11 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .option('--burst <n>', 'traces a client may send at once', wholeNumber('--burst', 1), DEFAULT_RATE_LIMIT.burst)
     .option('--no-rate-limit', 'no limit per client')
     .option('--trust-proxy', 'count clients by the address the proxy in front adds to x-forwarded-for')
-    .option('--max-body <KB>', 'largest body as sent', wholeNumber('--max-body', 1), 128)
-    .option('--max-inflated <KB>', 'largest body once gunzipped', wholeNumber('--max-inflated', 1), 2048)
-    .option('--body-timeout <s>', 'longest wait for a body', positive('--body-timeout'), 10)
+    .option('--max-body <KB>', 'largest body as sent', wholeNumber('--max-body', 1), DEFAULT_BODY_LIMITS.maxBytes / 1024)
+    .option('--max-inflated <KB>', 'largest body once gunzipped', wholeNumber('--max-inflated', 1), DEFAULT_BODY_LIMITS.maxInflatedBytes / 1024)
+    .option('--body-timeout <s>', 'longest wait for a body', positive('--body-timeout'), DEFAULT_BODY_LIMITS.timeoutMs / 1000)
     .option('--batch <n>', 'with --store: traces written at once', wholeNumber('--batch', 1), DEFAULT_BATCH)
-    .option('--max-buffered <n>', 'with --store: most traces waiting for the store before clients get 503', wholeNumber('--max-buffered', 1), 10_000)
+    .option('--max-buffered <n>', 'with --store: most traces waiting for the store before clients get 503', wholeNumber('--max-buffered', 1), DEFAULT_MAX_BUFFERED)
     .option('--spill-dir <dir>', 'with --store and no --dir: where traces the store could not take at shutdown are saved', 'jsprof-unwritten')
     .addHelpText('after', HELP)
     .action(async (opts) => {

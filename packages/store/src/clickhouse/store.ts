@@ -1,13 +1,12 @@
 /** The store for scale: ClickHouse, through an executor (a server with @clickhouse/client, or chdb in-process). */
 import type { FunctionRow, StackRow } from '../identity';
 import type { Labels, TraceRows } from '../rows';
-import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, functionTotalsFrom, viewCountsFrom } from '../store';
+import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
 import { ClickHouseExecutor } from './executor';
 import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, schemaStatements } from './schema';
 
 /** A string literal as ClickHouse reads it: backslash and quote escaped. */
 const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-const ids = (list: string[]) => (list.length ? list.map((id) => `${BigInt(id)}`).join(', ') : 'NULL');
 const labels = (r: Labels) => ({ day: r.day, release: r.release, page: r.page, browser: r.browser });
 
 export class ClickHouseStore implements Store {
@@ -36,7 +35,7 @@ export class ClickHouseStore implements Store {
   }
 
   async storedTraces(traceIds: string[]): Promise<Set<string>> {
-    const rows = await this.executor.query(`SELECT trace_id FROM ${this.db}.traces WHERE trace_id IN (${ids(traceIds)})`);
+    const rows = await this.executor.query(`SELECT trace_id FROM ${this.db}.traces WHERE trace_id IN (${idList(traceIds)})`);
     return new Set(rows.map((row) => String(row.trace_id)));
   }
 
@@ -118,7 +117,7 @@ export class ClickHouseStore implements Store {
   async functions(functionIds: string[]): Promise<FunctionRow[]> {
     const rows = await this.executor.query(`
       SELECT function_id, any(file) AS file, any(name) AS name FROM ${this.db}.functions
-      WHERE function_id IN (${ids(functionIds)}) GROUP BY function_id`);
+      WHERE function_id IN (${idList(functionIds)}) GROUP BY function_id`);
     return functionRowsFrom(rows);
   }
 

@@ -2,7 +2,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { FunctionRow } from '../identity';
 import type { TraceRows } from '../rows';
-import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, functionTotalsFrom, viewCountsFrom } from '../store';
+import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
 import { FUNCTIONS, STACKS, TABLES, Table, appendRows, createTableSql } from './schema';
 
 type DuckDBApi = typeof import('@duckdb/node-api');
@@ -16,7 +16,6 @@ function loadDuckDB(): DuckDBApi {
 }
 
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
-const ids = (list: string[]) => (list.length ? list.map((id) => `${BigInt(id)}`).join(', ') : 'NULL');
 
 export class DuckDBStore implements Store {
   readonly description: string;
@@ -44,7 +43,7 @@ export class DuckDBStore implements Store {
   }
 
   async storedTraces(traceIds: string[]): Promise<Set<string>> {
-    const rows = await this.rows(`SELECT trace_id FROM traces WHERE trace_id IN (${ids(traceIds)})`);
+    const rows = await this.rows(`SELECT trace_id FROM traces WHERE trace_id IN (${idList(traceIds)})`);
     return new Set(rows.map((row) => String(row.trace_id)));
   }
 
@@ -97,7 +96,7 @@ export class DuckDBStore implements Store {
   }
 
   async functions(functionIds: string[]): Promise<FunctionRow[]> {
-    const rows = await this.rows(`SELECT function_id, file, name FROM functions WHERE function_id IN (${ids(functionIds)})`);
+    const rows = await this.rows(`SELECT function_id, file, name FROM functions WHERE function_id IN (${idList(functionIds)})`);
     return functionRowsFrom(rows);
   }
 

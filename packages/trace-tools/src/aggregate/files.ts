@@ -71,7 +71,8 @@ export function aggregateFiles(files: string[], options: AggregateFilesOptions =
   return aggregator.result();
 }
 
-function readOrReport(file: string, options: AggregateFilesOptions): TraceDocument | null {
+/** `readTraceFile`, or null for a file that fails, its problem given to `onRejected` in one line that names it. */
+export function readOrReport(file: string, options: Pick<AggregateFilesOptions, 'limits' | 'onRejected'>): TraceDocument | null {
   try {
     return readTraceFile(file, options.limits);
   } catch (error) {
