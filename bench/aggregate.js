@@ -20,11 +20,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
+const { ROOT, JSPROF, fieldSamples, random, recordSeeds, siteResources, traceOf } = require('./field-traces');
 
-const ROOT = path.resolve(__dirname, '..');
-const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
 const OUT = path.join(__dirname, 'out');
-const SEED_PROGRAMS = ['fixtures/demo/index.mjs', 'fixtures/programs/caller-work.js', 'fixtures/programs/phases.js'];
+const SEED_PROGRAMS = ['fixtures/demo/index.mjs', 'fixtures/programs/caller-work.js', 'fixtures/programs/phases.js'].map((file) => path.join(ROOT, file));
 const PAGES = ['/', '/search', '/product', '/cart', '/checkout', '/account'];
 const RELEASES = ['2026.11.1', '2026.11.2', '2026.11.3'];
 const DAYS = 7;
@@ -37,84 +36,12 @@ const KEEP = argv.includes('--keep');
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
-/** A small seeded generator (mulberry32), so every run generates the same traces. */
-function random(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function recordSeeds(dir) {
-  return SEED_PROGRAMS.map((program, i) => {
-    const out = path.join(dir, `seed-${i}.json`);
-    const run = spawnSync(process.execPath, [JSPROF, 'run', '-q', '--out', out, program], { cwd: ROOT, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`jsprof run ${program} failed: ${run.stderr}`);
-    const trace = JSON.parse(fs.readFileSync(out, 'utf8'));
-    log(`  seed ${program}: ${trace.samples.length} samples, ${trace.frames.length} frames`);
-    return trace;
-  });
-}
-
-/** The seed's resources as a site serves them in a release: its files under the release's path, with `query` if any. */
-function siteResources(seed, release, query) {
-  return seed.resources.map((url) => (url.startsWith('file:') ? `https://shop.example/static/${release}/${path.relative(ROOT, new URL(url).pathname)}${query}` : url));
-}
-
-/** Samples like a field trace's: busy stretches of the seed between idle ones, 10 ms apart. */
-function fieldSamples(seed, rand) {
-  const count = Math.round(500 + rand() * 2500);
-  const samples = [];
-  let time = 500 + rand() * 60_000;
-  const tick = (stackId) => {
-    // Without cross-origin isolation, performance.now() ticks in whole milliseconds.
-    samples.push(stackId === undefined ? { timestamp: Math.round(time) } : { timestamp: Math.round(time), stackId });
-    time += 10;
-  };
-  while (samples.length < count) {
-    const start = Math.floor(rand() * seed.samples.length);
-    const busy = 20 + Math.floor(rand() * 300);
-    for (let i = 0; i < busy; i++) tick(seed.samples[(start + i) % seed.samples.length].stackId);
-    const idle = Math.floor(rand() * 200);
-    for (let i = 0; i < idle; i++) tick(undefined);
-  }
-  samples.length = count;
-  return samples;
-}
-
-/** The trace of `samples`, keeping only the stacks, frames and resources they use (as a profiler emits them). */
-function traceOf(seed, resources, samples) {
-  const usedStacks = new Set();
-  for (const s of samples) for (let id = s.stackId; id !== undefined && !usedStacks.has(id); id = seed.stacks[id].parentId) usedStacks.add(id);
-  const stackIds = [...usedStacks].sort((a, b) => a - b);
-  const frameIds = [...new Set(stackIds.map((id) => seed.stacks[id].frameId))].sort((a, b) => a - b);
-  const resourceIds = [...new Set(frameIds.map((id) => seed.frames[id].resourceId).filter((r) => r !== undefined))].sort((a, b) => a - b);
-  const index = (ids) => new Map(ids.map((id, i) => [id, i]));
-  const [stackIndex, frameIndex, resourceIndex] = [index(stackIds), index(frameIds), index(resourceIds)];
-  return {
-    resources: resourceIds.map((id) => resources[id]),
-    frames: frameIds.map((id) => {
-      const frame = seed.frames[id];
-      return frame.resourceId === undefined ? frame : { ...frame, resourceId: resourceIndex.get(frame.resourceId) };
-    }),
-    stacks: stackIds.map((id) => {
-      const { frameId, parentId } = seed.stacks[id];
-      const stack = { frameId: frameIndex.get(frameId) };
-      if (parentId !== undefined) stack.parentId = stackIndex.get(parentId);
-      return stack;
-    }),
-    samples: samples.map((s) => (s.stackId === undefined ? s : { timestamp: s.timestamp, stackId: stackIndex.get(s.stackId) })),
-  };
-}
-
 function fieldTrace(seeds, n, rand, queryPerTrace) {
   const release = RELEASES[Math.floor(rand() * RELEASES.length)];
   const pageIndex = Math.floor(rand() * PAGES.length);
   // Pages run different code: most run the demo, some the fixture programs.
   const seed = seeds[Math.max(0, pageIndex - 3)];
-  let samples = fieldSamples(seed, rand);
+  let samples = fieldSamples(seed, rand, { count: Math.round(500 + rand() * 2500) });
   if (rand() < 0.1) samples = samples.filter((_, i) => i % 2 === 0);
   const trace = traceOf(seed, siteResources(seed, release, queryPerTrace ? `?session=${n}` : ''), samples);
   const meta = rand() < 0.05 ? { release } : { page: PAGES[pageIndex], release };
@@ -208,7 +135,7 @@ function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-aggregate-bench-'));
   try {
     log('recording seed traces with jsprof run');
-    const seeds = recordSeeds(work);
+    const seeds = recordSeeds(work, SEED_PROGRAMS, log);
     const runs = DATA_SETS.flatMap((set) => benchDataSet(work, seeds, set));
     const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
     const rows = [['traces', 'run', 'count', 'MB', 'wall s', 'traces/s', 'MB/s', 'peak RSS MB', 'functions', 'groups']];

@@ -65,6 +65,21 @@ describe.each([
   });
 });
 
+test('ingest writes the same store with worker threads as without, and names the broken file either way', () => {
+  const stores = [0, 3].map((workers) => {
+    const store = path.join(dir, `workers-${workers}.duckdb`);
+    const run = jsprof(['ingest', traces, '--store', store, '--workers', String(workers), '--json']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/broken\.json: is not JSON/);
+    expect(JSON.parse(run.stdout)).toMatchObject({ files: 401, ingested: 400, rejected: 1 });
+    return store;
+  });
+  const [top0, top3] = stores.map((store) => json(['query', 'top', '--store', store, '--group-by', 'page', '--top', '1000', '--json']));
+  expect(top3).toEqual(top0);
+  const [flame0, flame3] = stores.map((store) => jsprof(['query', 'flame', '--store', store]).stdout);
+  expect(flame3).toBe(flame0);
+});
+
 describe('bad usage exits 2, a store that is not there 1', () => {
   test.each([
     [['ingest', traces]],

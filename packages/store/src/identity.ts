@@ -60,14 +60,29 @@ interface Known<Row> {
   hash: Hash64;
 }
 
+interface KnownStack extends Known<StackRow> {
+  /** The stacks that extend this one, by their innermost function's id. */
+  children: Map<string, KnownStack>;
+}
+
 export class Identities {
-  private readonly functions = new Map<string, Known<FunctionRow>>();
-  private readonly stacks = new Map<string, Known<StackRow>>();
+  /** By file, then name. */
+  private functions = new Map<string, Map<string, Known<FunctionRow>>>();
+  /** Root stacks, by function id; each holds the stacks that extend it. */
+  private stacks = new Map<string, KnownStack>();
+  private cachedFunctions = 0;
+  private cachedStacks = 0;
 
   identify(raw: ProfilerTrace, maps: ReleaseMaps | null): IdentifiedTrace {
     // Ids are recomputed the same after a clear: the caches only bound memory.
-    if (this.stacks.size > MAX_CACHED) this.stacks.clear();
-    if (this.functions.size > MAX_CACHED) this.functions.clear();
+    if (this.cachedStacks > MAX_CACHED) {
+      this.stacks = new Map();
+      this.cachedStacks = 0;
+    }
+    if (this.cachedFunctions > MAX_CACHED) {
+      this.functions = new Map();
+      this.cachedFunctions = 0;
+    }
     const symbolicated = maps ? symbolicate(raw, maps.maps) : null;
     const trace = symbolicated ? symbolicated.trace : raw;
     const frameFunctions = trace.frames.map((frame) => {
@@ -75,7 +90,7 @@ export class Identities {
       return this.functionOf(symbolicated ? stableFile(url, maps) : url, frame.name);
     });
     // Stacks list parents first, so a stack's parent is known when it is reached.
-    const stacks: Known<StackRow>[] = [];
+    const stacks: KnownStack[] = [];
     for (const stack of trace.stacks) {
       stacks.push(this.stackOf(stack.parentId === undefined ? null : stacks[stack.parentId], frameFunctions[stack.frameId]));
     }
@@ -83,19 +98,21 @@ export class Identities {
   }
 
   private functionOf(file: string, name: string): Known<FunctionRow> {
-    const key = `${file}\n${name}`;
-    let known = this.functions.get(key);
+    let byName = this.functions.get(file);
+    if (!byName) this.functions.set(file, (byName = new Map()));
+    let known = byName.get(name);
     if (!known) {
       const id = functionId(file, name);
       known = { row: { functionId: id, file, name }, hash: stringToHash(id) };
-      this.functions.set(key, known);
+      byName.set(name, known);
+      this.cachedFunctions++;
     }
     return known;
   }
 
-  private stackOf(parent: Known<StackRow> | null, fn: Known<FunctionRow>): Known<StackRow> {
-    const key = `${parent?.row.stackId ?? '0'}:${fn.row.functionId}`;
-    let known = this.stacks.get(key);
+  private stackOf(parent: KnownStack | null, fn: Known<FunctionRow>): KnownStack {
+    const siblings = parent ? parent.children : this.stacks;
+    let known = siblings.get(fn.row.functionId);
     if (!known) {
       const hash = stackId(parent?.hash ?? null, fn.hash);
       const row: StackRow = {
@@ -104,8 +121,9 @@ export class Identities {
         functionId: fn.row.functionId,
         functionIds: [...(parent?.row.functionIds ?? []), fn.row.functionId],
       };
-      known = { row, hash };
-      this.stacks.set(key, known);
+      known = { row, hash, children: new Map() };
+      siblings.set(fn.row.functionId, known);
+      this.cachedStacks++;
     }
     return known;
   }

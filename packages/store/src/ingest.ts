@@ -8,6 +8,7 @@ import { ReadLimits, SourceMaps, TraceDocument, readOrReport } from '@jsprof/tra
 import { Identities, ReleaseMaps } from './identity';
 import { RawTrace, TraceRows, documentOfRaw, traceRows } from './rows';
 import type { Store } from './store';
+import { ingestInWorkers } from './ingest-workers';
 
 export interface MapsOptions {
   /** Source maps for every trace. */
@@ -30,68 +31,40 @@ export interface IngestSummary {
   releasesWithoutMaps: string[];
 }
 
+/** Traces a collector writes at once. */
 export const DEFAULT_BATCH = 500;
+/** Traces `ingestFiles` writes at once: fewer, larger commits keep the store's writing from holding up reading (2,000: +30% traces/s over 500 on 2 cores). */
+export const DEFAULT_FILES_BATCH = 2000;
 
-/** Turns documents into rows and writes them to the store in batches. */
-export class Ingester {
+/** What identifying traces found: frames mapped, and releases without source maps. */
+export interface IdentifyStats {
+  frames: number;
+  mapped: number;
+  releasesWithoutMaps: string[];
+}
+
+/** Identifies traces (symbolicated with their release's source maps) and turns them into rows, without a store. */
+export class RowMaker {
   private readonly identities = new Identities();
   private readonly releaseMaps = new Map<string, ReleaseMaps | null>();
   private readonly shared: ReleaseMaps | null;
-  private batch: TraceRows[] = [];
-  readonly summary: IngestSummary = { ingested: 0, duplicates: 0, rejected: 0, frames: 0, mapped: 0, releasesWithoutMaps: [] };
+  readonly stats: IdentifyStats = { frames: 0, mapped: 0, releasesWithoutMaps: [] };
 
   constructor(
-    private readonly store: Store,
     private readonly maps: MapsOptions = {},
-    private readonly batchSize = DEFAULT_BATCH,
     private readonly now = new Date(),
   ) {
     this.shared = maps.sourceMaps ? { maps: new SourceMaps(maps.sourceMaps), dir: path.resolve(maps.sourceMaps) } : null;
     if (maps.releaseMaps && !fs.statSync(maps.releaseMaps, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${maps.releaseMaps}: not a directory`);
   }
 
-  /** Adds one trace; writes a batch when it is full. */
-  async add(document: TraceDocument): Promise<void> {
-    this.batch.push(this.rowsOf(document));
-    if (this.batch.length >= this.batchSize) await this.flush();
-  }
-
-  /** One trace identified and turned into rows, not yet written (what `add` batches). */
   rowsOf(document: TraceDocument): TraceRows {
     const identified = this.identities.identify(document.trace, this.mapsFor(document));
     if (identified.stats) {
-      this.summary.frames += identified.stats.frames;
-      this.summary.mapped += identified.stats.mapped;
+      this.stats.frames += identified.stats.frames;
+      this.stats.mapped += identified.stats.mapped;
     }
     return traceRows(document, identified, this.now);
-  }
-
-  reject(): void {
-    this.summary.rejected++;
-  }
-
-  /** Writes what is buffered. */
-  async flush(): Promise<void> {
-    const batch = this.batch;
-    this.batch = [];
-    await this.write(batch);
-  }
-
-  /**
-   * Writes these rows (from `rowsOf`), skipping traces already stored; counted in the summary only
-   * once written, so rows whose write failed can be written again.
-   */
-  async write(batch: TraceRows[]): Promise<void> {
-    if (batch.length === 0) return;
-    const stored = await this.store.storedTraces(batch.map((rows) => rows.trace.traceId));
-    const fresh = batch.filter((rows) => {
-      if (stored.has(rows.trace.traceId)) return false;
-      stored.add(rows.trace.traceId);
-      return true;
-    });
-    await this.store.write(fresh);
-    this.summary.duplicates += batch.length - fresh.length;
-    this.summary.ingested += fresh.length;
   }
 
   private mapsFor(document: TraceDocument): ReleaseMaps | null {
@@ -108,10 +81,141 @@ export class Ingester {
     const dir = path.resolve(this.maps.releaseMaps!, release);
     const inside = path.dirname(dir) === path.resolve(this.maps.releaseMaps!) && release !== '.' && release !== '..';
     if (!inside || !fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-      this.summary.releasesWithoutMaps.push(release);
+      this.stats.releasesWithoutMaps.push(release);
       return null;
     }
     return { maps: new SourceMaps(dir), dir };
+  }
+}
+
+/**
+ * Leaves out of each trace's rows the functions and stacks given in earlier ones, so they are not
+ * carried and filtered again trace after trace. Only for a run that ends at its first failed write
+ * (`ingestFiles`): a retried or dropped batch would need the rows left out.
+ */
+export class NewFunctionsAndStacks {
+  /** Most ids remembered; past it they are given again (the store skips them). */
+  private static readonly MAX = 500_000;
+  private functions = new Set<string>();
+  private stacks = new Set<string>();
+
+  of(rows: TraceRows): TraceRows {
+    if (this.functions.size > NewFunctionsAndStacks.MAX) this.functions = new Set();
+    if (this.stacks.size > NewFunctionsAndStacks.MAX) this.stacks = new Set();
+    return { ...rows, functions: unseen(rows.functions, this.functions, (f) => f.functionId), stacks: unseen(rows.stacks, this.stacks, (s) => s.stackId) };
+  }
+}
+
+function unseen<T>(rows: T[], seen: Set<string>, idOf: (row: T) => string): T[] {
+  return rows.filter((row) => {
+    const id = idOf(row);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/** Turns documents into rows and writes them to the store in batches. */
+export class Ingester {
+  private readonly maker: RowMaker;
+  private batch: TraceRows[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  /** Functions and stacks of traces found already stored, not yet written with another trace. */
+  private carried: Pick<TraceRows, 'functions' | 'stacks'> = { functions: [], stacks: [] };
+  private readonly counts = { ingested: 0, duplicates: 0, rejected: 0 };
+  /** Stats of rows made elsewhere (ingest workers), added to the summary. */
+  private readonly otherStats: IdentifyStats[] = [];
+
+  constructor(
+    private readonly store: Store,
+    maps: MapsOptions = {},
+    private readonly batchSize = DEFAULT_BATCH,
+    now = new Date(),
+  ) {
+    this.maker = new RowMaker(maps, now);
+  }
+
+  get summary(): IngestSummary {
+    const stats = [this.maker.stats, ...this.otherStats];
+    return {
+      ...this.counts,
+      frames: stats.reduce((sum, s) => sum + s.frames, 0),
+      mapped: stats.reduce((sum, s) => sum + s.mapped, 0),
+      releasesWithoutMaps: [...new Set(stats.flatMap((s) => s.releasesWithoutMaps))],
+    };
+  }
+
+  /** Adds one trace; writes a batch when it is full. */
+  async add(document: TraceDocument): Promise<void> {
+    await this.addRows(this.rowsOf(document));
+  }
+
+  /**
+   * Adds one trace's rows (from `rowsOf`, here or in a worker). A full batch starts being written
+   * while the next one fills: this waits only for the batch before it, so reading goes on while the
+   * store writes. A failed write is thrown here or by `flush`.
+   */
+  async addRows(rows: TraceRows): Promise<void> {
+    this.batch.push(rows);
+    if (this.batch.length < this.batchSize) return;
+    const batch = this.batch;
+    this.batch = [];
+    await this.writing;
+    this.writing = this.write(batch);
+    // Seen by the next addRows or flush; until then it must not count as unhandled.
+    this.writing.catch(() => {});
+  }
+
+  /** One trace identified and turned into rows, not yet written (what `add` batches). */
+  rowsOf(document: TraceDocument): TraceRows {
+    return this.maker.rowsOf(document);
+  }
+
+  /** Counts the stats of rows made by another RowMaker into the summary. */
+  countStats(stats: IdentifyStats): void {
+    this.otherStats.push(stats);
+  }
+
+  reject(): void {
+    this.counts.rejected++;
+  }
+
+  /** Writes what is buffered, after the batch being written. */
+  async flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    const writing = this.writing;
+    this.writing = Promise.resolve();
+    await writing;
+    await this.write(batch);
+  }
+
+  /**
+   * Writes these rows (from `rowsOf`), skipping traces already stored; counted in the summary only
+   * once written, so rows whose write failed can be written again.
+   */
+  async write(batch: TraceRows[]): Promise<void> {
+    if (batch.length === 0) return;
+    const stored = await this.store.storedTraces(batch.map((rows) => rows.trace.traceId));
+    const fresh: TraceRows[] = [];
+    for (const rows of batch) {
+      if (stored.has(rows.trace.traceId)) {
+        // Its functions and stacks go with the next trace written: later rows may leave them out (NewFunctionsAndStacks).
+        this.carried.functions.push(...rows.functions);
+        this.carried.stacks.push(...rows.stacks);
+        continue;
+      }
+      stored.add(rows.trace.traceId);
+      fresh.push(rows);
+    }
+    if (fresh.length > 0) {
+      const { functions, stacks } = this.carried;
+      fresh[0] = { ...fresh[0], functions: [...fresh[0].functions, ...functions], stacks: [...fresh[0].stacks, ...stacks] };
+      await this.store.write(fresh);
+      this.carried = { functions: [], stacks: [] };
+    }
+    this.counts.duplicates += batch.length - fresh.length;
+    this.counts.ingested += fresh.length;
   }
 }
 
@@ -124,16 +228,26 @@ export interface IngestFilesOptions extends MapsOptions {
   onFile?: (done: number, total: number) => void;
   /** Called with a rejected file's problem, one line that names the file. */
   onRejected?: (message: string) => void;
+  /** Worker threads that read and identify the files (0, the default: this thread does). */
+  workers?: number;
 }
 
-/** Reads the files one at a time and writes their traces to the store. */
+/**
+ * Reads the files and writes their traces to the store, in file order. With `workers`, that many
+ * worker threads read, validate and identify the files while this thread writes.
+ */
 export async function ingestFiles(store: Store, files: string[], options: IngestFilesOptions = {}): Promise<IngestSummary> {
-  const ingester = new Ingester(store, options, options.batchSize, options.now);
-  for (let i = 0; i < files.length; i++) {
-    const document = readOrReport(files[i], options);
-    if (document) await ingester.add(document);
-    else ingester.reject();
-    options.onFile?.(i + 1, files.length);
+  const ingester = new Ingester(store, options, options.batchSize ?? DEFAULT_FILES_BATCH, options.now);
+  if ((options.workers ?? 0) > 0 && files.length > 0) {
+    await ingestInWorkers(ingester, files, options);
+  } else {
+    const fresh = new NewFunctionsAndStacks();
+    for (let i = 0; i < files.length; i++) {
+      const document = readOrReport(files[i], options);
+      if (document) await ingester.addRows(fresh.of(ingester.rowsOf(document)));
+      else ingester.reject();
+      options.onFile?.(i + 1, files.length);
+    }
   }
   await ingester.flush();
   return ingester.summary;
@@ -143,7 +257,7 @@ export async function ingestFiles(store: Store, files: string[], options: Ingest
  * Ingests every raw trace of `source` into `target` again, identified through `maps`: source maps
  * that came after the traces, or better ones. The raw rows keep everything the rows are made of.
  */
-export async function reingest(source: Store, target: Store, maps: MapsOptions = {}, batchSize = DEFAULT_BATCH): Promise<IngestSummary> {
+export async function reingest(source: Store, target: Store, maps: MapsOptions = {}, batchSize = DEFAULT_FILES_BATCH): Promise<IngestSummary> {
   const ingester = new Ingester(target, maps, batchSize);
   for (let after = '0'; ; ) {
     const rows = await source.rawTraces(after, batchSize);

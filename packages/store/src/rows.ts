@@ -35,18 +35,18 @@ export interface TraceRow extends Labels {
   idleMs: number;
 }
 
-export interface TraceFunctionRow extends Labels {
-  traceId: string;
-  functionId: string;
-  selfMs: number;
-  totalMs: number;
+/** Time per function in a trace (one row each of the trace's table of function times), a column per field. */
+export interface FunctionTimes {
+  functionIds: string[];
+  selfMs: Float64Array;
+  totalMs: Float64Array;
 }
 
-export interface TraceStackRow extends Labels {
-  traceId: string;
-  stackId: string;
-  samples: number;
-  ms: number;
+/** Time per stack that is innermost in some sample of a trace, a column per field. */
+export interface StackTimes {
+  stackIds: string[];
+  samples: Uint32Array;
+  ms: Float64Array;
 }
 
 /** What ingesting a trace again needs (with other source maps): its meta, its frames and stacks as received, and the samples of each stack. */
@@ -55,7 +55,8 @@ export interface RawTrace {
   receivedAt?: string;
   resources: string[];
   frames: ProfilerTrace['frames'];
-  stacks: ProfilerTrace['stacks'];
+  /** Two numbers a stack, stack after stack: its frame, and its parent plus one (0 for none). A third of the text of `{frameId, parentId}` objects. */
+  stacks: number[];
   /** Samples of each stack, by index. */
   stackSamples: number[];
   idleSamples: number;
@@ -66,8 +67,9 @@ export interface TraceRows {
   trace: TraceRow;
   functions: FunctionRow[];
   stacks: StackRow[];
-  traceFunctions: TraceFunctionRow[];
-  traceStacks: TraceStackRow[];
+  /** Columns rather than row objects: a worker thread sends them cheaply, and stores append them as columns. */
+  functionTimes: FunctionTimes;
+  stackTimes: StackTimes;
   raw: { traceId: string; day: string; raw: string };
 }
 
@@ -96,7 +98,12 @@ function countSamples(trace: ProfilerTrace): { stackSamples: number[]; idleSampl
 export function rawTraceOf(document: TraceDocument): RawTrace {
   const { trace, meta, receivedAt } = document;
   const counts = countSamples(trace);
-  return { meta, ...(receivedAt === undefined ? {} : { receivedAt }), resources: trace.resources, frames: trace.frames, stacks: trace.stacks, ...counts, intervalMs: sampleInterval(trace) };
+  const stacks = new Array<number>(trace.stacks.length * 2);
+  trace.stacks.forEach((stack, i) => {
+    stacks[2 * i] = stack.frameId;
+    stacks[2 * i + 1] = stack.parentId === undefined ? 0 : stack.parentId + 1;
+  });
+  return { meta, ...(receivedAt === undefined ? {} : { receivedAt }), resources: trace.resources, frames: trace.frames, stacks, ...counts, intervalMs: sampleInterval(trace) };
 }
 
 /**
@@ -111,8 +118,82 @@ export function documentOfRaw(raw: RawTrace): TraceDocument {
     for (let i = 0; i < count; i++) samples.push({ timestamp: at(), stackId });
   });
   for (let i = 0; i < raw.idleSamples; i++) samples.push({ timestamp: at() });
-  const trace = { resources: raw.resources, frames: raw.frames, stacks: raw.stacks, samples };
+  const stacks: ProfilerTrace['stacks'] = [];
+  for (let i = 0; i < raw.stacks.length; i += 2) {
+    const frameId = raw.stacks[i];
+    const parent = raw.stacks[i + 1];
+    stacks.push(parent === 0 ? { frameId } : { parentId: parent - 1, frameId });
+  }
+  const trace = { resources: raw.resources, frames: raw.frames, stacks, samples };
   return raw.receivedAt === undefined ? { meta: raw.meta, trace } : { meta: raw.meta, receivedAt: raw.receivedAt, trace };
+}
+
+/**
+ * Self and total ms of each function the samples reach, and the stacks they use (theirs and their
+ * callers'), in one walk of the stack tree: a function's total counts the samples under its
+ * outermost frame on each path, so a sample counts once however often the function recurses.
+ */
+function timesOf(trace: ProfilerTrace, frameFunctions: FunctionRow[], stackSamples: number[], interval: number) {
+  const n = trace.stacks.length;
+  // Functions numbered within the trace (frames of one function share its number).
+  const numbers = new Map<string, number>();
+  const functions: FunctionRow[] = [];
+  const frameNumber = frameFunctions.map((fn) => {
+    let number = numbers.get(fn.functionId);
+    if (number === undefined) numbers.set(fn.functionId, (number = functions.push(fn) - 1));
+    return number;
+  });
+  const functionOf = (stack: number) => frameNumber[trace.stacks[stack].frameId];
+  // Samples at or under each stack: parents come first, so one backward pass adds children up.
+  const under = Float64Array.from(stackSamples);
+  for (let i = n - 1; i >= 0; i--) {
+    const parent = trace.stacks[i].parentId;
+    if (parent !== undefined) under[parent] += under[i];
+  }
+  const firstChild = new Int32Array(n).fill(-1);
+  const nextSibling = new Int32Array(n).fill(-1);
+  const roots: number[] = [];
+  for (let i = n - 1; i >= 0; i--) {
+    if (under[i] === 0) continue;
+    const parent = trace.stacks[i].parentId;
+    if (parent === undefined) roots.push(i);
+    else {
+      nextSibling[i] = firstChild[parent];
+      firstChild[parent] = i;
+    }
+  }
+  const selfMs = new Float64Array(functions.length);
+  const totalMs = new Float64Array(functions.length);
+  const onPath = new Int32Array(functions.length);
+  const usedStacks: number[] = [];
+  const enter = (stack: number) => {
+    const fn = functionOf(stack);
+    if (onPath[fn]++ === 0) totalMs[fn] += under[stack] * interval;
+    selfMs[fn] += stackSamples[stack] * interval;
+    usedStacks.push(stack);
+  };
+  // Depth first without recursion (stacks can be thousands of frames deep).
+  const path: number[] = [];
+  const next = new Int32Array(n);
+  for (let r = roots.length - 1; r >= 0; r--) {
+    path.push(roots[r]);
+    enter(roots[r]);
+    next[roots[r]] = firstChild[roots[r]];
+    while (path.length > 0) {
+      const top = path[path.length - 1];
+      const child = next[top];
+      if (child === -1) {
+        onPath[functionOf(top)]--;
+        path.pop();
+        continue;
+      }
+      next[top] = nextSibling[child];
+      path.push(child);
+      enter(child);
+      next[child] = firstChild[child];
+    }
+  }
+  return { functions, selfMs, totalMs, usedStacks };
 }
 
 /**
@@ -131,38 +212,33 @@ export function traceRows(document: TraceDocument, identified: IdentifiedTrace, 
   const interval = raw.intervalMs;
   const { stackSamples, idleSamples } = countSamples(trace);
   const busySamples = trace.samples.length - idleSamples;
-  const selfMs = new Map<string, number>();
-  const totalMs = new Map<string, number>();
-  const stackTimes = new Map<string, { samples: number; ms: number }>();
-  const functions = new Map<string, FunctionRow>();
-  const usedStacks = new Map<string, StackRow>();
-
+  const times = timesOf(trace, frameFunctions, stackSamples, interval);
+  const reached = times.functions.filter((_, i) => times.totalMs[i] > 0);
+  const reachedIndex = times.functions.flatMap((_, i) => (times.totalMs[i] > 0 ? [i] : []));
+  const functionTimes: FunctionTimes = {
+    functionIds: reached.map((fn) => fn.functionId),
+    selfMs: Float64Array.from(reachedIndex, (i) => times.selfMs[i]),
+    totalMs: Float64Array.from(reachedIndex, (i) => times.totalMs[i]),
+  };
+  // Stacks of the trace that are one stack of the store (frames of one function at two lines) give one row.
+  const usedStackRows = new Set<StackRow>();
+  for (const index of times.usedStacks) usedStackRows.add(stacks[index]);
+  const stackSampleCounts = new Map<string, number>();
   stackSamples.forEach((count, index) => {
-    if (count === 0) return;
-    const ms = count * interval;
-    const stack = stacks[index];
-    selfMs.set(stack.functionId, (selfMs.get(stack.functionId) ?? 0) + ms);
-    const seen = new Set<string>();
-    for (let s: number | undefined = index; s !== undefined; s = trace.stacks[s].parentId) {
-      const fn = frameFunctions[trace.stacks[s].frameId];
-      usedStacks.set(stacks[s].stackId, stacks[s]);
-      functions.set(fn.functionId, fn);
-      if (seen.has(fn.functionId)) continue;
-      seen.add(fn.functionId);
-      totalMs.set(fn.functionId, (totalMs.get(fn.functionId) ?? 0) + ms);
-    }
-    const time = stackTimes.get(stack.stackId) ?? { samples: 0, ms: 0 };
-    time.samples += count;
-    time.ms += ms;
-    stackTimes.set(stack.stackId, time);
+    if (count > 0) stackSampleCounts.set(stacks[index].stackId, (stackSampleCounts.get(stacks[index].stackId) ?? 0) + count);
   });
+  const stackTimes: StackTimes = {
+    stackIds: [...stackSampleCounts.keys()],
+    samples: Uint32Array.from(stackSampleCounts.values()),
+    ms: Float64Array.from(stackSampleCounts.values(), (count) => count * interval),
+  };
 
   return {
     trace: { traceId, ...labels, meta, intervalMs: interval, samples: trace.samples.length, busySamples, idleSamples, busyMs: busySamples * interval, idleMs: idleSamples * interval },
-    functions: [...functions.values()],
-    stacks: [...usedStacks.values()],
-    traceFunctions: [...totalMs].map(([functionId, total]) => ({ traceId, ...labels, functionId, selfMs: selfMs.get(functionId) ?? 0, totalMs: total })),
-    traceStacks: [...stackTimes].map(([stackId, time]) => ({ traceId, ...labels, stackId, ...time })),
+    functions: reached,
+    stacks: [...usedStackRows],
+    functionTimes,
+    stackTimes,
     raw: { traceId, day: labels.day, raw: rawText },
   };
 }

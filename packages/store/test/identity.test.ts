@@ -101,6 +101,20 @@ test('without source maps the releases stay apart (their URLs differ)', async ()
   await store.close();
 });
 
+test('a trace ingested again with source maps is skipped, and a new trace of its release is still named', async () => {
+  const store = await DuckDBStore.open(':memory:');
+  await ingestFiles(store, [files[0]]);
+  const { built } = traces[0];
+  const later = path.join(root, 'later.json');
+  fs.writeFileSync(later, JSON.stringify({ meta: { release: traces[0].release, page: '/' }, trace: { ...traceOf(built), samples: [{ timestamp: 0, stackId: 1 }] } }));
+  // One trace a batch: the stored trace's batch is written (as nothing) before the new one's.
+  const summary = await ingestFiles(store, [files[0], later], { releaseMaps: builds, batchSize: 1 });
+  expect(summary).toMatchObject({ ingested: 1, duplicates: 1 });
+  const top = await topFunctions(store, { filter: { release: traces[0].release } });
+  expect(top.all.functions.filter((f) => f.file === 'src/app.js').map((f) => [f.name, f.selfMs, f.traces])).toEqual([['paint', 10, 1], ['render', 0, 1]]);
+  await store.close();
+});
+
 test('the raw rows kept give the same rows when a trace is ingested again', () => {
   const trace = traceOf(traces[1].built);
   const dir = path.join(builds, '2026.11.2');

@@ -2,12 +2,16 @@
  * `jsprof ingest`: trace files (as `traceReceiver` stores them) loaded into a store, DuckDB or
  * ClickHouse, functions identified across releases through their source maps.
  */
+import * as os from 'node:os';
 import { Command, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
-import { DEFAULT_BATCH, IngestSummary, ingestFiles, openStore } from '@jsprof/store';
+import { DEFAULT_FILES_BATCH, IngestSummary, ingestFiles, openStore } from '@jsprof/store';
 import { SOURCE_MAPS_HELP } from './symbolicate';
 import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
 
+
+/** One per core, up to four: past that the store's writing thread is what limits. */
+const DEFAULT_WORKERS = Math.min(os.availableParallelism(), 4);
 
 export const STORE_HELP = 'a DuckDB file (created if missing), a ClickHouse server\'s URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process';
 
@@ -26,7 +30,8 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
     .requiredOption('--store <store>', STORE_HELP)
     .addOption(new Option('-s, --source-maps <dir>', `map every trace's frames to original files and names through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
     .option('--release-maps <dir>', 'map each trace through the source maps of its release, in <dir>/<release>/ (original files are named relative to that directory)')
-    .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_BATCH)
+    .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_FILES_BATCH)
+    .option('--workers <n>', 'threads that read and identify trace files while the store is written (0: none)', wholeNumber('--workers', 0), DEFAULT_WORKERS)
     .addOption(maxFileSizeOption())
     .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, ms} on stdout')
     .addHelpText('after', HELP)
@@ -42,6 +47,7 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
           releaseMaps: opts.releaseMaps,
           batchSize: opts.batch,
           limits: readLimitsOf(opts),
+          workers: opts.workers,
           onFile: progress.onFile,
           onRejected: progress.onRejected,
         });

@@ -60,11 +60,11 @@ export class ClickHouseStore implements Store {
     await this.executor.insert(`${this.db}.raw_traces`, traces.map(({ raw }) => ({ trace_id: raw.traceId, day: raw.day, raw: raw.raw })));
     await this.executor.insert(
       `${this.db}.trace_functions`,
-      traces.flatMap((t) => t.traceFunctions.map((r) => ({ trace_id: r.traceId, ...labels(r), function_id: r.functionId, self_ms: r.selfMs, total_ms: r.totalMs }))),
+      traces.flatMap(({ trace, functionTimes: f }) => f.functionIds.map((id, i) => ({ trace_id: trace.traceId, ...labels(trace), function_id: id, self_ms: f.selfMs[i], total_ms: f.totalMs[i] }))),
     );
     await this.executor.insert(
       `${this.db}.trace_stacks`,
-      traces.flatMap((t) => t.traceStacks.map((r) => ({ trace_id: r.traceId, ...labels(r), stack_id: r.stackId, samples: r.samples, ms: r.ms }))),
+      traces.flatMap(({ trace, stackTimes: s }) => s.stackIds.map((id, i) => ({ trace_id: trace.traceId, ...labels(trace), stack_id: id, samples: s.samples[i], ms: s.ms[i] }))),
     );
     // The trace rows last: a trace is stored (storedTraces) once all of its rows are.
     await this.executor.insert(

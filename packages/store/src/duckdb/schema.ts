@@ -1,138 +1,75 @@
 /**
- * The DuckDB tables: the row model as it is (rows.ts), one table per kind of row. DuckDB scans
- * columns fast enough that the queries read the per-trace rows directly; there are no rollups.
+ * The DuckDB tables: the row model (rows.ts) with each trace's labels (day, release, page,
+ * browser) kept once in `labels` and named by a number in the per-trace rows, so the large tables
+ * hold numbers only. DuckDB scans columns fast enough that the queries read the per-trace rows
+ * directly; there are no rollups.
  */
-import type { DuckDBAppender } from '@duckdb/node-api';
-import type { FunctionRow, StackRow } from '../identity';
-import type { Labels, TraceFunctionRow, TraceRow, TraceRows, TraceStackRow } from '../rows';
+import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 
-type Append = (appender: DuckDBAppender, value: any) => void;
+type DuckDBApi = typeof import('@duckdb/node-api');
 
-interface Column<Row> {
+export interface Table {
   name: string;
-  type: string;
-  value: (row: Row) => unknown;
+  columns: [name: string, type: (api: DuckDBApi) => DuckDBType][];
 }
 
-export interface Table<Row> {
-  name: string;
-  columns: Column<Row>[];
-  rows: (trace: TraceRows) => Row[];
-}
+const UBIGINT = (api: DuckDBApi) => api.UBIGINT;
+const UINTEGER = (api: DuckDBApi) => api.UINTEGER;
+const INTEGER = (api: DuckDBApi) => api.INTEGER;
+const DOUBLE = (api: DuckDBApi) => api.DOUBLE;
+const VARCHAR = (api: DuckDBApi) => api.VARCHAR;
+const DATE = (api: DuckDBApi) => api.DATE;
+const ID_LIST = (api: DuckDBApi) => api.LIST(api.UBIGINT);
 
-const LABEL_COLUMNS: Column<Labels>[] = [
-  { name: 'day', type: 'DATE', value: (r) => r.day },
-  { name: 'release', type: 'VARCHAR', value: (r) => r.release },
-  { name: 'page', type: 'VARCHAR', value: (r) => r.page },
-  { name: 'browser', type: 'VARCHAR', value: (r) => r.browser },
-];
-
-export const TABLES: Table<any>[] = [
-  {
-    name: 'traces',
-    rows: (t) => [t.trace],
-    columns: [
-      { name: 'trace_id', type: 'UBIGINT', value: (r: TraceRow) => r.traceId },
-      ...LABEL_COLUMNS,
-      { name: 'meta', type: 'VARCHAR', value: (r: TraceRow) => r.meta },
-      { name: 'interval_ms', type: 'DOUBLE', value: (r: TraceRow) => r.intervalMs },
-      { name: 'samples', type: 'INTEGER', value: (r: TraceRow) => r.samples },
-      { name: 'busy_samples', type: 'INTEGER', value: (r: TraceRow) => r.busySamples },
-      { name: 'idle_samples', type: 'INTEGER', value: (r: TraceRow) => r.idleSamples },
-      { name: 'busy_ms', type: 'DOUBLE', value: (r: TraceRow) => r.busyMs },
-      { name: 'idle_ms', type: 'DOUBLE', value: (r: TraceRow) => r.idleMs },
-    ],
-  } satisfies Table<TraceRow>,
-  {
-    name: 'trace_functions',
-    rows: (t) => t.traceFunctions,
-    columns: [
-      { name: 'trace_id', type: 'UBIGINT', value: (r: TraceFunctionRow) => r.traceId },
-      ...LABEL_COLUMNS,
-      { name: 'function_id', type: 'UBIGINT', value: (r: TraceFunctionRow) => r.functionId },
-      { name: 'self_ms', type: 'DOUBLE', value: (r: TraceFunctionRow) => r.selfMs },
-      { name: 'total_ms', type: 'DOUBLE', value: (r: TraceFunctionRow) => r.totalMs },
-    ],
-  } satisfies Table<TraceFunctionRow>,
-  {
-    name: 'trace_stacks',
-    rows: (t) => t.traceStacks,
-    columns: [
-      { name: 'trace_id', type: 'UBIGINT', value: (r: TraceStackRow) => r.traceId },
-      ...LABEL_COLUMNS,
-      { name: 'stack_id', type: 'UBIGINT', value: (r: TraceStackRow) => r.stackId },
-      { name: 'samples', type: 'INTEGER', value: (r: TraceStackRow) => r.samples },
-      { name: 'ms', type: 'DOUBLE', value: (r: TraceStackRow) => r.ms },
-    ],
-  } satisfies Table<TraceStackRow>,
-  {
-    name: 'raw_traces',
-    rows: (t) => [t.raw],
-    columns: [
-      { name: 'trace_id', type: 'UBIGINT', value: (r: TraceRows['raw']) => r.traceId },
-      { name: 'day', type: 'DATE', value: (r: TraceRows['raw']) => r.day },
-      { name: 'raw', type: 'VARCHAR', value: (r: TraceRows['raw']) => r.raw },
-    ],
-  } satisfies Table<TraceRows['raw']>,
-];
-
+export const LABELS: Table = { name: 'labels', columns: [['label_id', UINTEGER], ['day', DATE], ['release', VARCHAR], ['page', VARCHAR], ['browser', VARCHAR]] };
+export const TRACES: Table = {
+  name: 'traces',
+  columns: [['trace_id', UBIGINT], ['label_id', UINTEGER], ['meta', VARCHAR], ['interval_ms', DOUBLE], ['samples', INTEGER], ['busy_samples', INTEGER], ['idle_samples', INTEGER], ['busy_ms', DOUBLE], ['idle_ms', DOUBLE]],
+};
+export const TRACE_FUNCTIONS: Table = { name: 'trace_functions', columns: [['trace_id', UBIGINT], ['label_id', UINTEGER], ['function_id', UBIGINT], ['self_ms', DOUBLE], ['total_ms', DOUBLE]] };
+export const TRACE_STACKS: Table = { name: 'trace_stacks', columns: [['trace_id', UBIGINT], ['label_id', UINTEGER], ['stack_id', UBIGINT], ['samples', INTEGER], ['ms', DOUBLE]] };
+export const RAW_TRACES: Table = { name: 'raw_traces', columns: [['trace_id', UBIGINT], ['day', DATE], ['raw', VARCHAR]] };
 /** Functions and stacks are written once each, not per trace: the store filters them (WrittenIds). */
-export const FUNCTIONS: Table<FunctionRow> = {
-  name: 'functions',
-  rows: (t) => t.functions,
-  columns: [
-    { name: 'function_id', type: 'UBIGINT', value: (r) => r.functionId },
-    { name: 'file', type: 'VARCHAR', value: (r) => r.file },
-    { name: 'name', type: 'VARCHAR', value: (r) => r.name },
-  ],
-};
+export const FUNCTIONS: Table = { name: 'functions', columns: [['function_id', UBIGINT], ['file', VARCHAR], ['name', VARCHAR]] };
+export const STACKS: Table = { name: 'stacks', columns: [['stack_id', UBIGINT], ['parent_id', UBIGINT], ['function_id', UBIGINT], ['function_ids', ID_LIST]] };
 
-export const STACKS: Table<StackRow> = {
-  name: 'stacks',
-  rows: (t) => t.stacks,
-  columns: [
-    { name: 'stack_id', type: 'UBIGINT', value: (r) => r.stackId },
-    { name: 'parent_id', type: 'UBIGINT', value: (r) => r.parentId },
-    { name: 'function_id', type: 'UBIGINT', value: (r) => r.functionId },
-    { name: 'function_ids', type: 'UBIGINT[]', value: (r) => r.functionIds },
-  ],
-};
+export const TABLES = [LABELS, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, RAW_TRACES, FUNCTIONS, STACKS];
 
-export function createTableSql(table: Table<any>): string {
-  return `CREATE TABLE IF NOT EXISTS ${table.name} (${table.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`;
+export function createTableSql(table: Table, api: DuckDBApi): string {
+  return `CREATE TABLE IF NOT EXISTS ${table.name} (${table.columns.map(([name, type]) => `${name} ${type(api).toString()}`).join(', ')})`;
 }
 
-function appenderFor(type: string, api: typeof import('@duckdb/node-api')): Append {
-  switch (type) {
-    case 'UBIGINT':
-      return (a, v: string) => a.appendUBigInt(BigInt(v));
-    case 'UBIGINT[]':
-      return (a, v: string[]) => a.appendList(v.map((id) => BigInt(id)), api.LIST(api.UBIGINT));
-    case 'DATE': {
-      const days = new Map<string, import('@duckdb/node-api').DuckDBDateValue>();
-      const dateOf = (v: string) => api.DuckDBDateValue.fromParts({ year: Number(v.slice(0, 4)), month: Number(v.slice(5, 7)), day: Number(v.slice(8, 10)) });
-      return (a, v: string) => {
-        let date = days.get(v);
-        if (!date) days.set(v, (date = dateOf(v)));
-        a.appendDate(date);
-      };
-    }
-    case 'VARCHAR':
-      return (a, v: string) => a.appendVarchar(v);
-    case 'DOUBLE':
-      return (a, v: number) => a.appendDouble(v);
-    case 'INTEGER':
-      return (a, v: number) => a.appendInteger(v);
-    default:
-      throw new Error(`no appender for ${type}`);
+/** Rows of a table, a column at a time: values of the types DuckDB's vectors take (bigint for UBIGINT, DuckDBDateValue for DATE, …). */
+export class Columns {
+  readonly values: unknown[][];
+
+  constructor(readonly table: Table) {
+    this.values = table.columns.map(() => []);
+  }
+
+  get rows(): number {
+    return this.values[0].length;
   }
 }
 
-/** Appends rows to a table through DuckDB's appender, a column at a time per row. */
-export function appendRows<Row>(appender: DuckDBAppender, table: Table<Row>, rows: Row[], api: typeof import('@duckdb/node-api')): void {
-  const appends = table.columns.map((column) => ({ value: column.value, append: appenderFor(column.type, api) }));
-  for (const row of rows) {
-    for (const { value, append } of appends) append(appender, value(row));
-    appender.endRow();
+/** DuckDB's most rows in one data chunk. */
+const CHUNK_ROWS = 2048;
+
+/** Appends the rows through one appender, a data chunk (up to 2,048 rows, a column at a time) after another. */
+export async function appendColumns(connection: DuckDBConnection, api: DuckDBApi, columns: Columns): Promise<void> {
+  const rows = columns.rows;
+  if (rows === 0) return;
+  const types = columns.table.columns.map(([, type]) => type(api));
+  const appender: DuckDBAppender = await connection.createAppender(columns.table.name);
+  try {
+    for (let start = 0; start < rows; start += CHUNK_ROWS) {
+      const count = Math.min(CHUNK_ROWS, rows - start);
+      const chunk = api.DuckDBDataChunk.create(types, count);
+      columns.values.forEach((values, i) => chunk.setColumnValues(i, (values as any[]).slice(start, start + count)));
+      appender.appendDataChunk(chunk);
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
   }
 }

@@ -1,9 +1,9 @@
 /** The embedded store: one DuckDB file, no server. `@duckdb/node-api` is an optional dependency, loaded on open. */
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDateValue, DuckDBInstance } from '@duckdb/node-api';
 import type { FunctionRow } from '../identity';
-import type { TraceRows } from '../rows';
+import type { Labels, TraceRows } from '../rows';
 import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
-import { FUNCTIONS, STACKS, TABLES, Table, appendRows, createTableSql } from './schema';
+import { Columns, FUNCTIONS, LABELS, RAW_TRACES, STACKS, TABLES, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, appendColumns, createTableSql } from './schema';
 
 type DuckDBApi = typeof import('@duckdb/node-api');
 
@@ -17,6 +17,15 @@ function loadDuckDB(): DuckDBApi {
 
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
+const MAX_CACHED_IDS = 1_000_000;
+
+const labelsKey = (labels: Labels) => `${labels.day}\n${labels.release}\n${labels.page}\n${labels.browser}`;
+
+/** Adds a row's values to columns. */
+function push(columns: unknown[][], ...values: unknown[]): void {
+  for (let i = 0; i < values.length; i++) columns[i].push(values[i]);
+}
+
 export class DuckDBStore implements Store {
   readonly description: string;
   private constructor(
@@ -25,21 +34,30 @@ export class DuckDBStore implements Store {
     private readonly connection: DuckDBConnection,
     private readonly writtenFunctions: WrittenIds,
     private readonly writtenStacks: WrittenIds,
+    /** The number of each set of labels written, by labelsKey. */
+    private readonly labelIds: Map<string, number>,
     file: string,
   ) {
     this.description = `DuckDB ${file}`;
   }
 
+  /** Ids as DuckDB takes them; the same ids come back in trace after trace. */
+  private bigints = new Map<string, bigint>();
+  private readonly days = new Map<string, DuckDBDateValue>();
+
   /** Opens (or creates) the store in `file` (':memory:' for one in memory). */
   static async open(file: string): Promise<DuckDBStore> {
     const api = loadDuckDB();
-    const instance = await api.DuckDBInstance.create(file);
+    // The newest storage format: it compresses long strings (the raw traces) with zstd, ten times smaller here.
+    const instance = await api.DuckDBInstance.create(file, { storage_compatibility_version: 'latest' });
     const connection = await instance.connect();
-    for (const table of [...TABLES, FUNCTIONS, STACKS]) await connection.run(createTableSql(table));
-    const column = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson().map((row) => String(Object.values(row)[0]));
+    for (const table of TABLES) await connection.run(createTableSql(table, api));
+    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    const column = async (sql: string) => (await rows(sql)).map((row) => String(Object.values(row)[0]));
     const functions = new WrittenIds(await column('SELECT function_id FROM functions'));
     const stacks = new WrittenIds(await column('SELECT stack_id FROM stacks'));
-    return new DuckDBStore(api, instance, connection, functions, stacks, file);
+    const labels = new Map((await rows('SELECT label_id, day, release, page, browser FROM labels')).map((r) => [labelsKey({ day: String(r.day), release: String(r.release), page: String(r.page), browser: String(r.browser) }), Number(r.label_id)]));
+    return new DuckDBStore(api, instance, connection, functions, stacks, labels, file);
   }
 
   async storedTraces(traceIds: string[]): Promise<Set<string>> {
@@ -48,21 +66,47 @@ export class DuckDBStore implements Store {
   }
 
   async write(traces: TraceRows[]): Promise<void> {
-    await this.connection.run('BEGIN TRANSACTION');
+    const newLabels: string[] = [];
     let functions: string[] = [];
     let stacks: string[] = [];
+    await this.connection.run('BEGIN TRANSACTION');
     try {
-      for (const table of TABLES) await this.append(table, traces.flatMap(table.rows));
-      const freshFunctions = this.writtenFunctions.fresh(traces.flatMap(FUNCTIONS.rows), (f) => f.functionId);
+      const labels = new Columns(LABELS);
+      const rows = [TRACES, TRACE_FUNCTIONS, TRACE_STACKS, RAW_TRACES].map((table) => new Columns(table));
+      const [traceRows, functionRows, stackRows, rawRows] = rows.map((c) => c.values);
+      for (const { trace, functionTimes, stackTimes, raw } of traces) {
+        const key = labelsKey(trace);
+        let labelId = this.labelIds.get(key);
+        if (labelId === undefined) {
+          labelId = this.labelIds.size + 1;
+          this.labelIds.set(key, labelId);
+          newLabels.push(key);
+          push(labels.values, labelId, this.day(trace.day), trace.release, trace.page, trace.browser);
+        }
+        const traceId = BigInt(trace.traceId);
+        push(traceRows, traceId, labelId, trace.meta, trace.intervalMs, trace.samples, trace.busySamples, trace.idleSamples, trace.busyMs, trace.idleMs);
+        functionTimes.functionIds.forEach((id, i) => push(functionRows, traceId, labelId, this.bigint(id), functionTimes.selfMs[i], functionTimes.totalMs[i]));
+        stackTimes.stackIds.forEach((id, i) => push(stackRows, traceId, labelId, this.bigint(id), stackTimes.samples[i], stackTimes.ms[i]));
+        push(rawRows, traceId, this.day(raw.day), raw.raw);
+      }
+      for (const columns of [labels, ...rows]) await appendColumns(this.connection, this.api, columns);
+
+      const freshFunctions = this.writtenFunctions.fresh(traces.flatMap((t) => t.functions), (f) => f.functionId);
       functions = freshFunctions.map((f) => f.functionId);
-      await this.append(FUNCTIONS, freshFunctions);
-      const freshStacks = this.writtenStacks.fresh(traces.flatMap(STACKS.rows), (s) => s.stackId);
+      const functionColumns = new Columns(FUNCTIONS);
+      for (const f of freshFunctions) push(functionColumns.values, this.bigint(f.functionId), f.file, f.name);
+      await appendColumns(this.connection, this.api, functionColumns);
+
+      const freshStacks = this.writtenStacks.fresh(traces.flatMap((t) => t.stacks), (s) => s.stackId);
       stacks = freshStacks.map((s) => s.stackId);
-      await this.append(STACKS, freshStacks);
+      const stackColumns = new Columns(STACKS);
+      for (const s of freshStacks) push(stackColumns.values, this.bigint(s.stackId), this.bigint(s.parentId), this.bigint(s.functionId), this.api.listValue(s.functionIds.map((id) => this.bigint(id))));
+      await appendColumns(this.connection, this.api, stackColumns);
       await this.connection.run('COMMIT');
     } catch (error) {
       await this.connection.run('ROLLBACK');
       // Rolled back: a retry of these rows writes them again.
+      for (const key of newLabels) this.labelIds.delete(key);
       this.writtenFunctions.forget(functions);
       this.writtenStacks.forget(stacks);
       throw error;
@@ -73,7 +117,7 @@ export class DuckDBStore implements Store {
     const rows = await this.rows(`
       SELECT ${groupBy ?? "'all'"} AS grp, count(*) AS traces, sum(samples) AS samples, sum(busy_samples) AS busy_samples,
              sum(busy_ms) AS busy_ms, sum(idle_samples) AS idle_samples, sum(idle_ms) AS idle_ms
-      FROM traces WHERE ${filterSql(filter, quote)} GROUP BY grp`);
+      FROM traces JOIN labels USING (label_id) WHERE ${filterSql(filter, quote)} GROUP BY grp`);
     return viewCountsFrom(rows);
   }
 
@@ -82,7 +126,7 @@ export class DuckDBStore implements Store {
       SELECT t.grp, t.function_id, f.name, f.file, t.traces, t.self_ms, t.total_ms, t.self_ms_squares, t.total_ms_squares
       FROM (SELECT ${groupBy ?? "'all'"} AS grp, function_id, count(*) AS traces, sum(self_ms) AS self_ms, sum(total_ms) AS total_ms,
                    sum(self_ms * self_ms) AS self_ms_squares, sum(total_ms * total_ms) AS total_ms_squares
-            FROM trace_functions WHERE ${filterSql(filter, quote)} GROUP BY grp, function_id) t
+            FROM trace_functions JOIN labels USING (label_id) WHERE ${filterSql(filter, quote)} GROUP BY grp, function_id) t
       JOIN functions f USING (function_id)`);
     return functionTotalsFrom(rows);
   }
@@ -90,7 +134,7 @@ export class DuckDBStore implements Store {
   async stackTotals(filter: Filter): Promise<StackTotalsRow[]> {
     const rows = await this.rows(`
       SELECT t.stack_id, s.function_ids, t.ms
-      FROM (SELECT stack_id, sum(ms) AS ms FROM trace_stacks WHERE ${filterSql(filter, quote)} GROUP BY stack_id) t
+      FROM (SELECT stack_id, sum(ms) AS ms FROM trace_stacks JOIN labels USING (label_id) WHERE ${filterSql(filter, quote)} GROUP BY stack_id) t
       JOIN stacks s USING (stack_id)`);
     return rows.map((r) => ({ stackId: String(r.stack_id), functionIds: (r.function_ids as string[]).map(String), ms: Number(r.ms) }));
   }
@@ -114,14 +158,18 @@ export class DuckDBStore implements Store {
     return (await this.connection.runAndReadAll(sql)).getRowObjectsJson();
   }
 
-  private async append<Row>(table: Table<Row>, rows: Row[]): Promise<void> {
-    if (rows.length === 0) return;
-    const appender = await this.connection.createAppender(table.name);
-    try {
-      appendRows(appender, table, rows, this.api);
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
+  private bigint(id: string): bigint {
+    let value = this.bigints.get(id);
+    if (value === undefined) {
+      if (this.bigints.size >= MAX_CACHED_IDS) this.bigints = new Map();
+      this.bigints.set(id, (value = BigInt(id)));
     }
+    return value;
+  }
+
+  private day(day: string): DuckDBDateValue {
+    let value = this.days.get(day);
+    if (!value) this.days.set(day, (value = this.api.DuckDBDateValue.fromParts({ year: Number(day.slice(0, 4)), month: Number(day.slice(5, 7)), day: Number(day.slice(8, 10)) })));
+    return value;
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * `ingestFiles` with worker threads: each reads, validates and identifies files (ingest-worker.ts)
+ * and sends back their rows, while this thread writes them to the store in file order.
+ */
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { IdentifyStats, IngestFilesOptions, Ingester } from './ingest';
+import type { TraceRows } from './rows';
+
+/** Files a worker is given at once, and requests kept queued per worker so none waits for this thread. */
+const FILES_PER_REQUEST = 32;
+const QUEUED_PER_WORKER = 2;
+
+export interface WorkerSetup {
+  sourceMaps?: string;
+  releaseMaps?: string;
+  limits?: IngestFilesOptions['limits'];
+  now: number;
+}
+
+export interface WorkerReply {
+  /** Rows of each file read, in order; null for a rejected file. */
+  rows: (TraceRows | null)[];
+  /** One line naming each rejected file. */
+  rejected: string[];
+  /** The worker's stats so far. */
+  stats: IdentifyStats;
+}
+
+class IngestWorker {
+  private readonly worker: Worker;
+  private readonly waiting: { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }[] = [];
+  private failure: Error | null = null;
+  stats: IdentifyStats = { frames: 0, mapped: 0, releasesWithoutMaps: [] };
+
+  constructor(setup: WorkerSetup) {
+    this.worker = new Worker(path.join(__dirname, 'ingest-worker.js'), { workerData: setup });
+    this.worker.on('message', (reply: WorkerReply) => {
+      this.stats = reply.stats;
+      this.waiting.shift()!.resolve(reply);
+    });
+    const fail = (error: Error) => {
+      this.failure = error;
+      for (const request of this.waiting.splice(0)) request.reject(error);
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`an ingest worker stopped (exit status ${code})`)));
+  }
+
+  /** The rows of these files; requests are answered in the order they were made. */
+  read(files: string[]): Promise<WorkerReply> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.worker.postMessage(files);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+  }
+}
+
+export async function ingestInWorkers(ingester: Ingester, files: string[], options: IngestFilesOptions): Promise<void> {
+  const setup: WorkerSetup = { sourceMaps: options.sourceMaps, releaseMaps: options.releaseMaps, limits: options.limits, now: (options.now ?? new Date()).getTime() };
+  const workers = Array.from({ length: Math.min(options.workers!, Math.ceil(files.length / FILES_PER_REQUEST)) }, () => new IngestWorker(setup));
+  // Requests in the order of the files, each worker's answered in order: rows come back in file order.
+  const requests: { files: number; reply: Promise<WorkerReply> }[] = [];
+  let next = 0;
+  let done = 0;
+  const request = () => {
+    const chunk = files.slice(next, next + FILES_PER_REQUEST);
+    const worker = workers[(next / FILES_PER_REQUEST) % workers.length];
+    next += chunk.length;
+    const reply = worker.read(chunk);
+    reply.catch(() => {}); // handled when its turn comes
+    requests.push({ files: chunk.length, reply });
+  };
+  try {
+    while (next < files.length || requests.length > 0) {
+      while (next < files.length && requests.length < workers.length * QUEUED_PER_WORKER) request();
+      const { files: count, reply } = requests.shift()!;
+      const { rows, rejected } = await reply;
+      for (const message of rejected) options.onRejected?.(message);
+      for (let i = 0; i < count; i++) {
+        const traceRows = rows[i];
+        if (traceRows) await ingester.addRows(traceRows);
+        else ingester.reject();
+        options.onFile?.(++done, files.length);
+      }
+    }
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+  for (const worker of workers) ingester.countStats(worker.stats);
+}
