@@ -62,6 +62,8 @@ export class StoreWriter {
   private running: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private retryMs = 0;
+  /** The size of the batch whose write failed, until it is written. */
+  private failedBatch: number | null = null;
   private closed = false;
   private readonly counts: Omit<StoreStatus, 'buffered'> = { written: 0, failures: 0 };
 
@@ -144,10 +146,14 @@ export class StoreWriter {
   }
 
   private async writeBatch(): Promise<void> {
-    const batch = this.queue.slice(0, this.batchSize);
+    // A batch that failed is written again as it was, however many traces came since: the store
+    // names a batch by its traces to skip what the failed write left (ClickHouse).
+    const batch = this.queue.slice(0, this.failedBatch ?? this.batchSize);
     try {
       await this.ingester.write(batch);
+      this.failedBatch = null;
     } catch (error) {
+      this.failedBatch = batch.length;
       this.counts.failures++;
       this.counts.error = (error as Error)?.message ?? String(error);
       this.options.onError?.(error as Error);

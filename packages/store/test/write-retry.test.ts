@@ -55,3 +55,33 @@ test('rows whose write failed at the first insert are written whole by the retry
     await store.close();
   }
 });
+
+test('a batch that failed halfway is written again without counting anything twice (ClickHouse, chdb)', async () => {
+  const real = chdbExecutor(path.join(tempDir('retry-halfway'), 'clickhouse'));
+  let failOn: string | null = null;
+  const executor: ClickHouseExecutor = {
+    description: real.description,
+    command: (sql) => real.command(sql),
+    query: (sql) => real.query(sql),
+    // The per-trace function rows (and their rollup) get in; the stack rows do not.
+    insert: (table, rows, settings) => (table.endsWith(failOn ?? '\0') ? Promise.reject(new Error('connection reset')) : real.insert(table, rows, settings)),
+    close: () => real.close(),
+  };
+  const store = await ClickHouseStore.open(executor);
+  try {
+    const ingester = new Ingester(store);
+    const rows = [ingester.rowsOf(document), ingester.rowsOf({ ...document, meta: { release: '2' } })];
+    failOn = '.trace_stacks';
+    await expect(ingester.write(rows)).rejects.toThrow(/connection reset/);
+    failOn = null;
+    await ingester.write(rows);
+    const top = await topFunctions(store, {});
+    expect(top.all).toMatchObject({ traces: 2, busyMs: 80 });
+    expect(top.all.functions.map((f) => [f.name, f.selfMs, f.totalMs, f.traces])).toEqual([
+      ['inner', 80, 80, 2],
+      ['outer', 0, 80, 2],
+    ]);
+  } finally {
+    await store.close();
+  }
+});

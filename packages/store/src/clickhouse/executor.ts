@@ -4,14 +4,16 @@
  * machine and in the tests.
  */
 
+export type InsertSettings = Record<string, string | number>;
+
 export interface ClickHouseExecutor {
   readonly description: string;
   /** Runs a statement that returns nothing. */
   command(sql: string): Promise<void>;
   /** Runs a query; rows as JSONEachRow gives them (64-bit integers as strings). */
   query(sql: string): Promise<Record<string, unknown>[]>;
-  /** Inserts rows (objects keyed by column) as JSONEachRow. */
-  insert(table: string, rows: object[]): Promise<void>;
+  /** Inserts rows (objects keyed by column) as JSONEachRow, with these settings for the insert. */
+  insert(table: string, rows: object[], settings?: InsertSettings): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,14 +43,14 @@ export function clickhouseClientExecutor(url: string): ClickHouseExecutor {
     description,
     command: (sql) => said(() => client.command({ query: sql }).then(() => undefined)),
     query: (sql) => said(async () => (await client.query({ query: sql, format: 'JSONEachRow' })).json()),
-    insert: (table, rows) => said(() => (rows.length ? client.insert({ table, values: rows, format: 'JSONEachRow' }).then(() => undefined) : Promise.resolve())),
+    insert: (table, rows, settings) => said(() => (rows.length ? client.insert({ table, values: rows, format: 'JSONEachRow', clickhouse_settings: settings }).then(() => undefined) : Promise.resolve())),
     close: () => client.close(),
   };
 }
 
 interface ChdbSession {
   queryAsync(sql: string, options: { format: string }): Promise<{ text(): string }>;
-  insert(params: { table: string; values: Buffer; format: 'JSONEachRow' }): Promise<unknown>;
+  insert(params: { table: string; values: Buffer; format: 'JSONEachRow'; settings?: InsertSettings }): Promise<unknown>;
   close(): void;
 }
 
@@ -65,9 +67,9 @@ export function chdbExecutor(dir?: string): ClickHouseExecutor {
       const text = (await session.queryAsync(sql, { format: 'JSONEachRow' })).text();
       return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
     },
-    insert: async (table, rows) => {
+    insert: async (table, rows, settings) => {
       if (rows.length === 0) return;
-      await session.insert({ table, values: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n')), format: 'JSONEachRow' });
+      await session.insert({ table, values: Buffer.from(rows.map((row) => JSON.stringify(row)).join('\n')), format: 'JSONEachRow', settings });
     },
     close: async () => session.close(),
   };

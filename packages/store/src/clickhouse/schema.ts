@@ -19,11 +19,18 @@ export const DEFAULT_SCHEMA: ClickHouseSchemaOptions = { database: 'jsprof', raw
 
 const LABELS = 'day Date, release LowCardinality(String), page LowCardinality(String), browser LowCardinality(String)';
 const LABEL_KEY = 'release, page, browser, day';
+/** Inserts per table whose tokens ClickHouse remembers. */
+const DEDUPLICATION_WINDOW = 1000;
 
 /** The statements that create the schema, in order; each can run again. */
 export function schemaStatements({ database: db, rawDays, rollupDays }: ClickHouseSchemaOptions): string[] {
-  const raw = (orderBy: string) => `ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (${orderBy}) TTL day + INTERVAL ${rawDays} DAY`;
-  const rollup = (orderBy: string) => `ENGINE = SummingMergeTree PARTITION BY toYYYYMM(day) ORDER BY (${orderBy}) TTL day + INTERVAL ${rollupDays} DAY`;
+  // Deduplication windows make a batch written again after a failure idempotent: the store names
+  // each insert (insert_deduplication_token), an insert already taken is skipped, and the rows its
+  // materialized views add carry the name on, so the rollups skip them too (they need a window of
+  // their own for that: ClickHouse 26 runs the views even for a skipped insert).
+  const dedup = `SETTINGS non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}`;
+  const raw = (orderBy: string) => `ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (${orderBy}) TTL day + INTERVAL ${rawDays} DAY ${dedup}`;
+  const rollup = (orderBy: string) => `ENGINE = SummingMergeTree PARTITION BY toYYYYMM(day) ORDER BY (${orderBy}) TTL day + INTERVAL ${rollupDays} DAY ${dedup}`;
   return [
     `CREATE DATABASE IF NOT EXISTS ${db}`,
     `CREATE TABLE IF NOT EXISTS ${db}.traces (trace_id UInt64, ${LABELS}, meta String, interval_ms Float64,
@@ -34,7 +41,7 @@ export function schemaStatements({ database: db, rawDays, rollupDays }: ClickHou
     `CREATE TABLE IF NOT EXISTS ${db}.trace_stacks (trace_id UInt64, ${LABELS}, stack_id UInt64, samples UInt32, ms Float64)
      ${raw(`${LABEL_KEY}, stack_id, trace_id`)}`,
     `CREATE TABLE IF NOT EXISTS ${db}.raw_traces (trace_id UInt64, day Date, raw String CODEC(ZSTD(3)))
-     ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (day, trace_id) TTL day + INTERVAL ${rawDays} DAY`,
+     ${raw('day, trace_id')}`,
     `CREATE TABLE IF NOT EXISTS ${db}.functions (function_id UInt64, file String, name String)
      ENGINE = ReplacingMergeTree ORDER BY function_id`,
     `CREATE TABLE IF NOT EXISTS ${db}.stacks (stack_id UInt64, parent_id UInt64, function_id UInt64, function_ids Array(UInt64))

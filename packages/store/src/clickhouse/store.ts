@@ -3,6 +3,7 @@ import type { FunctionRow, StackRow } from '../identity';
 import type { Labels, TraceRows } from '../rows';
 import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
 import { ClickHouseExecutor } from './executor';
+import { hashText } from '../hash';
 import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, schemaStatements } from './schema';
 
 /** A string literal as ClickHouse reads it: backslash and quote escaped. */
@@ -54,17 +55,25 @@ export class ClickHouseStore implements Store {
   }
 
   private async insert(traces: TraceRows[], functions: FunctionRow[], stacks: StackRow[]): Promise<void> {
+    // ClickHouse has no transaction across tables. Each insert of per-trace rows is named by the
+    // batch's traces, so when a batch fails halfway and is written again, the inserts already taken
+    // are skipped (with the rollups their views add) instead of counted twice. The dictionaries
+    // need no name: they are ReplacingMergeTree, where a row written twice is one row.
+    const batch = hashText(traces.map((t) => t.trace.traceId).join(','));
+    const once = (table: string) => ({ insert_deduplication_token: `${batch}-${table}` });
     // Dictionaries first: a query never finds time for a function or stack it cannot name.
     await this.executor.insert(`${this.db}.functions`, functions.map((f: FunctionRow) => ({ function_id: f.functionId, file: f.file, name: f.name })));
     await this.executor.insert(`${this.db}.stacks`, stacks.map((s: StackRow) => ({ stack_id: s.stackId, parent_id: s.parentId, function_id: s.functionId, function_ids: s.functionIds })));
-    await this.executor.insert(`${this.db}.raw_traces`, traces.map(({ raw }) => ({ trace_id: raw.traceId, day: raw.day, raw: raw.raw })));
+    await this.executor.insert(`${this.db}.raw_traces`, traces.map(({ raw }) => ({ trace_id: raw.traceId, day: raw.day, raw: raw.raw })), once('raw_traces'));
     await this.executor.insert(
       `${this.db}.trace_functions`,
       traces.flatMap(({ trace, functionTimes: f }) => f.functionIds.map((id, i) => ({ trace_id: trace.traceId, ...labels(trace), function_id: id, self_ms: f.selfMs[i], total_ms: f.totalMs[i] }))),
+      once('trace_functions'),
     );
     await this.executor.insert(
       `${this.db}.trace_stacks`,
       traces.flatMap(({ trace, stackTimes: s }) => s.stackIds.map((id, i) => ({ trace_id: trace.traceId, ...labels(trace), stack_id: id, samples: s.samples[i], ms: s.ms[i] }))),
+      once('trace_stacks'),
     );
     // The trace rows last: a trace is stored (storedTraces) once all of its rows are.
     await this.executor.insert(
@@ -80,6 +89,7 @@ export class ClickHouseStore implements Store {
         busy_ms: r.busyMs,
         idle_ms: r.idleMs,
       })),
+      once('traces'),
     );
   }
 
