@@ -11,9 +11,10 @@
  * seed's code from its own part of the seed; 30 releases rolled out over 30 days, served from the
  * same URLs (so functions keep their ids without source maps: symbolication is not measured); four
  * browsers; page loads of 2–10 s at 10 ms with idle stretches, a tenth thinned to every other sample
- * as sendTrace does; `{receivedAt, meta, trace}` as traceReceiver stores them, a third gzipped, a
- * directory per day. Generated once into the corpus directory (by two workers) and reused while
- * its parameters are the same.
+ * as sendTrace does; `{receivedAt, meta, trace}` as traceReceiver stores them, gzipped (a million
+ * plain files, 25 GB, do not fit this machine's page cache, and reading them from its disk, about
+ * 30 MB/s of small files, would be what is measured), a directory per day. Generated once into the
+ * corpus directory (by two workers) and reused while its parameters are the same.
  *
  *   node bench/store.js [--traces N] [--engines duckdb,chdb] [--corpus DIR] [--keep]
  *
@@ -37,7 +38,7 @@ const BROWSERS = [['chrome', 0.6], ['safari', 0.2], ['firefox', 0.1], ['edge', 0
 /** The release that got slower, and how much more of its page loads' samples the slow function takes. */
 const SLOW_RELEASE = RELEASES[20];
 const SLOWDOWN = 0.05;
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
@@ -71,7 +72,7 @@ function fieldDocument(seeds, slow, n) {
   const trace = traceOf(seed, siteResources(seed, null), samples);
   const meta = { release, page: PAGES[pageIndex], browser: pick(rand, BROWSERS), rate: 0.01 };
   const receivedAt = new Date(Date.UTC(2026, 9, 1) + day * 86_400_000 + Math.floor(rand() * 86_400_000)).toISOString();
-  return { day, gzip: rand() < 1 / 3, document: { receivedAt, meta, trace } };
+  return { day, document: { receivedAt, meta, trace } };
 }
 
 /** Writes traces `from` to `to` of the corpus (in a worker). */
@@ -80,10 +81,9 @@ function writeTraces({ dir, seedFiles, from, to }) {
   const slow = slowFunction(seeds[0]);
   let bytes = 0;
   for (let n = from; n < to; n++) {
-    const { day, gzip, document } = fieldDocument(seeds, slow, n);
-    let data = Buffer.from(JSON.stringify(document));
-    if (gzip) data = zlib.gzipSync(data);
-    fs.writeFileSync(path.join(dir, `day-${String(day + 1).padStart(2, '0')}`, `${String(n).padStart(7, '0')}.json${gzip ? '.gz' : ''}`), data);
+    const { day, document } = fieldDocument(seeds, slow, n);
+    const data = zlib.gzipSync(JSON.stringify(document));
+    fs.writeFileSync(path.join(dir, `day-${String(day + 1).padStart(2, '0')}`, `${String(n).padStart(7, '0')}.json.gz`), data);
     bytes += data.length;
   }
   return bytes;
@@ -210,7 +210,7 @@ async function main() {
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
     const text = [
       `jsprof store bench — ${cpu}, ${os.cpus().length} cores, node ${process.version}`,
-      `${traces.toLocaleString('en-US')} field traces made from real ones (${(generated.bytes / MB).toFixed(0)} MB as stored, a third gzipped): ${PAGES.length} pages, ${RELEASES.length} releases over ${DAYS} days, ${BROWSERS.length} browsers; ` +
+      `${traces.toLocaleString('en-US')} field traces made from real ones (${(generated.bytes / MB).toFixed(0)} MB gzipped): ${PAGES.length} pages, ${RELEASES.length} releases over ${DAYS} days, ${BROWSERS.length} browsers; ` +
         'ingest: one `jsprof ingest --json` process (start-up included); queries: median of 3 after a warm-up',
       '',
       ...rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')),

@@ -1,8 +1,12 @@
 /** `jsprof ingest` and `jsprof query top|flame|diff`, run as a user runs them, on DuckDB and on ClickHouse in-process (chdb). */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser } from 'playwright-core';
 import { writeFieldTraces } from '../../store/test/field-traces';
 import { jsprof, tempDir } from './helpers';
+
+const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const dir = tempDir('jsprof-store-commands-');
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -64,6 +68,35 @@ describe.each([
     expect(fs.readFileSync(html, 'utf8')).toContain('slowFilter');
   });
 });
+
+test('query diff --html: the function table, and the flame graph red where B got slower (Chromium)', async () => {
+  const store = path.join(dir, 'traces.duckdb');
+  const html = path.join(dir, 'diff.html');
+  const run = jsprof(['query', 'diff', A, B, '--store', store, '--html', html]);
+  expect(run.status).toBe(0);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(pathToFileURL(html).href);
+    expect(await page.textContent('#summary')).toMatch(new RegExp(`^Busy time per trace: A \\(${A.replace(/\./g, '\\.')}\\) \\d+ ms, B \\(${B.replace(/\./g, '\\.')}\\) \\d+ ms \\(\\+\\d+ ms\\)\\.`));
+    const rows = await page.$$eval('#compare tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td, th')].map((c) => c.textContent)));
+    expect(rows[0]).toEqual([`A (${A}) ms`, `B (${B}) ms`, 'change', 'noise', '', 'function', 'file']);
+    expect(rows[1]).toEqual([expect.any(String), expect.any(String), expect.stringMatching(/^\+\d+ ms$/), expect.stringMatching(/^±/), 'changed', 'slowFilter', 'https://shop.example/static/app.js']);
+    const fill = (name: string) => page.$eval(`#flame g.box[aria-label="${name}"] rect`, (r) => r.getAttribute('fill'));
+    // slowFilter's self time changed most: the deepest red; a caller with no self time is white, others pale.
+    expect(await fill('slowFilter')).toBe('hsl(0, 85%, 50%)');
+    expect(await fill('route')).toBe('hsl(0, 85%, 96%)');
+    expect(await fill('tokenize')).toMatch(/^hsl\((0|215), 85%, (9\d|8\d)%\)$/);
+    await page.hover('#flame g.box[aria-label="slowFilter"]');
+    expect(await page.textContent('#tip')).toMatch(new RegExp(`total per trace: A \\(${A.replace(/\./g, '\\.')}\\) [\\d.]+ ms, B \\(${B.replace(/\./g, '\\.')}\\) [\\d.]+ msself per trace \\+\\d+ ms$`));
+    expect(problems).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
 
 test('ingest writes the same store with worker threads as without, and names the broken file either way', () => {
   const stores = [0, 3].map((workers) => {

@@ -103,15 +103,19 @@ function foldedStacks(flame: FlameGraph): string {
 /** Most samples the HTML flame graph's trace is made of: each stands for busy time / this, at least 1 ms. */
 const HTML_SAMPLES = 200_000;
 
-/** The flame graph as a trace whose samples stand for equal slices of time, for trace-tools' HTML report. */
-function flameAsTrace(flame: FlameGraph): { trace: ProfilerTrace; sliceMs: number } {
+/**
+ * The flame graph as a trace whose samples stand for equal slices of time, for trace-tools' HTML
+ * report; its frames are `functions` (by default the graph's own), so two graphs can share them.
+ */
+function flameAsTrace(flame: FlameGraph, functions: FlameGraph['functions'] = flame.functions): { trace: ProfilerTrace; sliceMs: number } {
   const sliceMs = Math.max(1, flame.busyMs / HTML_SAMPLES);
-  const ids = Object.keys(flame.functions);
-  const files = [...new Set(ids.map((id) => flame.functions[id].file).filter((f) => f !== ''))];
+  const ids = Object.keys(functions);
+  const frameOf = new Map(ids.map((id, i) => [id, i]));
+  const files = [...new Set(ids.map((id) => functions[id].file).filter((f) => f !== ''))];
   const trace: ProfilerTrace = {
     resources: files,
     frames: ids.map((id) => {
-      const { name, file } = flame.functions[id];
+      const { name, file } = functions[id];
       return file === '' ? { name } : { name, resourceId: files.indexOf(file) };
     }),
     stacks: [],
@@ -120,12 +124,27 @@ function flameAsTrace(flame: FlameGraph): { trace: ProfilerTrace; sliceMs: numbe
   const work: [FlameNode, number | undefined][] = flame.root.children.map((c) => [c, undefined]);
   while (work.length) {
     const [node, parentId] = work.pop()!;
-    const frameId = ids.indexOf(node.functionId);
+    const frameId = frameOf.get(node.functionId)!;
     const stackId = trace.stacks.push(parentId === undefined ? { frameId } : { parentId, frameId }) - 1;
     for (let i = Math.round(node.selfMs / sliceMs); i > 0; i--) trace.samples.push({ timestamp: trace.samples.length * sliceMs, stackId });
     for (const child of node.children) work.push([child, stackId]);
   }
   return { trace, sliceMs };
+}
+
+/** The diff as an HTML page: B's flame graph coloured by the change from A, and the function table. */
+function diffHtml(result: DiffResult, a: string, b: string, flameA: FlameGraph, flameB: FlameGraph, filter: Filter): string {
+  const functions = { ...flameA.functions, ...flameB.functions };
+  const [traceA, traceB] = [flameAsTrace(flameA, functions), flameAsTrace(flameB, functions)];
+  const meta = { A: `release ${a}, ${flameA.traces} traces`, B: `release ${b}, ${flameB.traces} traces`, ...filter };
+  return htmlReport({ trace: traceB.trace, meta }, `jsprof query diff ${a} ${b}`, {
+    baselineName: `A (${a})`,
+    currentName: `B (${b})`,
+    baselineTrace: traceA.trace,
+    baselineMsPerSample: traceA.sliceMs / Math.max(1, flameA.traces),
+    msPerSample: traceB.sliceMs / Math.max(1, flameB.traces),
+    functions: result.functions.map((f) => ({ name: f.name, file: f.file, a: f.a.selfMsPerTrace, b: f.b.selfMsPerTrace, change: f.selfMsDelta, noise: f.selfMsNoise, changed: f.selfChanged })),
+  });
 }
 
 export function addQueryCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -172,10 +191,15 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
     .argument('<a>', 'release A (the baseline)')
     .argument('<b>', 'release B')
     .option('--top <n>', 'how many functions to list', wholeNumber('--top', 1), 20)
-    .option('--json', 'print {a, b, noiseFactor, functions: [{functionId, name, file, a, b, selfMsDelta, totalMsDelta, selfMsNoise, totalMsNoise, selfChanged, totalChanged}]}')
+    .addOption(new Option('--json', 'print {a, b, noiseFactor, functions: [{functionId, name, file, a, b, selfMsDelta, totalMsDelta, selfMsNoise, totalMsNoise, selfChanged, totalChanged}]}').conflicts('html'))
+    .option('--html <file>', "write a self-contained HTML page: the function table, and B's flame graph coloured by each path's change in time per trace (red slower, blue faster)")
     .action(async (a: string, b: string, opts) => {
       const filter = filterOf(opts);
-      const result = await withStore(opts.store, (store) => diffFunctions(store, { ...filter, release: a }, { ...filter, release: b }, opts.top));
-      process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatDiff(result, a, b));
+      const [sideA, sideB] = [{ ...filter, release: a }, { ...filter, release: b }];
+      await withStore(opts.store, async (store) => {
+        const result = await diffFunctions(store, sideA, sideB, opts.top);
+        if (opts.html) writeResult(opts.html, diffHtml(result, a, b, await flameGraph(store, sideA), await flameGraph(store, sideB), filter));
+        else process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatDiff(result, a, b));
+      });
     });
 }

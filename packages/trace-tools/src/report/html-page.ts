@@ -30,6 +30,12 @@ details > summary .fn::before { content: '▸'; }
 details[open] > summary .fn::before { content: '▾'; }
 .where { color: #777; margin-left: 1em; }
 .heading { color: #666; font-weight: bold; }
+#compare table { border-collapse: collapse; font: 12px/1.5 ui-monospace, monospace; }
+#compare th, #compare td { padding: 0 .8em; text-align: right; white-space: nowrap; }
+#compare th { color: #666; }
+#compare td.name, #compare th.name { text-align: left; }
+#compare .changed { font-weight: bold; }
+.swatch { display: inline-block; width: 1em; height: 1em; vertical-align: middle; border: 1px solid #aaa; }
 `;
 
 export const SCRIPT = `(function () {
@@ -55,6 +61,27 @@ export const SCRIPT = `(function () {
   }
   var topDown = inflate(data.topDown);
   var bottomUp = inflate(data.bottomUp);
+  var compare = data.compare;
+
+  // Comparing: each box of the current flame graph learns the baseline's time on the same path, and
+  // is coloured by the change of its self time (per trace): where the time itself went up or down.
+  var maxChange = 0;
+  function msOf(node) { return node.total * compare.msPerSample; }
+  function baselineMsOf(node) { return node.baseline * compare.baselineMsPerSample; }
+  function changeOf(node) { return node.self * compare.msPerSample - node.baselineSelf * compare.baselineMsPerSample; }
+  if (compare) {
+    var pairs = [[topDown, inflate(compare.baseline)]];
+    while (pairs.length) {
+      var pair = pairs.pop();
+      var node = pair[0], base = pair[1];
+      node.baseline = base ? base.total : 0;
+      node.baselineSelf = base ? base.self : 0;
+      maxChange = Math.max(maxChange, Math.abs(changeOf(node)));
+      var byFrame = new Map();
+      if (base) base.children.forEach(function (c) { byFrame.set(c.frame, c); });
+      node.children.forEach(function (c) { pairs.push([c, byFrame.get(c.frame)]); });
+    }
+  }
 
   function el(tag, className, text) {
     var e = document.createElement(tag);
@@ -93,6 +120,7 @@ export const SCRIPT = `(function () {
   var focus = topDown;
 
   function color(node) {
+    if (compare) return changeColor(node);
     if (node.frame < 0) return '#ccc';
     var where = whereOf(node);
     if (where === '(native)') return '#bbb';
@@ -101,6 +129,15 @@ export const SCRIPT = `(function () {
     for (var i = 0; i < file.length; i++) hash = (hash * 31 + file.charCodeAt(i)) | 0;
     return 'hsl(' + (15 + Math.abs(hash) % 40) + ', 85%, ' + (62 + Math.abs(hash >> 8) % 14) + '%)';
   }
+
+  // Slower in the current side: red; faster: blue; the more the change, the deeper.
+  function changeColor(node) {
+    var t = maxChange ? changeOf(node) / maxChange : 0;
+    var light = Math.round(96 - 46 * Math.min(1, Math.abs(t)));
+    return t >= 0 ? 'hsl(0, 85%, ' + light + '%)' : 'hsl(215, 85%, ' + light + '%)';
+  }
+  function msText(ms) { return (Math.abs(ms) >= 10 ? ms.toFixed(0) : ms.toFixed(1)) + ' ms'; }
+  function signed(ms) { return (ms >= 0 ? '+' : '\u2212') + msText(Math.abs(ms)); }
 
   function fit(text, width) {
     var chars = Math.floor((width - 6) / 6.5);
@@ -176,6 +213,10 @@ export const SCRIPT = `(function () {
     if (whereOf(node)) tip.appendChild(el('div', '', whereOf(node)));
     tip.appendChild(el('div', '', 'total ' + share(node.total) + ' (' + duration(node.total) + ')'));
     if (node.frame >= 0) tip.appendChild(el('div', '', 'self ' + share(node.self) + ' (' + duration(node.self) + ')'));
+    if (compare) {
+      tip.appendChild(el('div', '', 'total per trace: ' + compare.baselineName + ' ' + msText(baselineMsOf(node)) + ', ' + compare.currentName + ' ' + msText(msOf(node))));
+      tip.appendChild(el('div', '', 'self per trace ' + signed(changeOf(node))));
+    }
     tip.hidden = false;
     var x = Math.min(event.clientX + 12, window.innerWidth - tip.offsetWidth - 4);
     var y = event.clientY + 16 + tip.offsetHeight > window.innerHeight ? event.clientY - tip.offsetHeight - 8 : event.clientY + 16;
@@ -277,7 +318,34 @@ export const SCRIPT = `(function () {
     appendItems(tree, root.children, 0, openHot);
   }
 
+  function showComparison() {
+    var section = document.getElementById('compare');
+    if (!compare) return;
+    section.hidden = false;
+    // The samples are slices of the merged time, not a trace's: say what the two sides took per trace instead.
+    document.getElementById('summary').textContent = 'Busy time per trace: ' + compare.baselineName + ' ' + msText(baselineMsOf(topDown)) +
+      ', ' + compare.currentName + ' ' + msText(msOf(topDown)) + ' (' + signed(msOf(topDown) - baselineMsOf(topDown)) + '). Shares are of ' + compare.currentName + "'s busy time.";
+    document.getElementById('compare-legend').textContent = 'Each box is as wide as its time in ' + compare.currentName +
+      ', red where its self time per trace is more than in ' + compare.baselineName + ', blue where less; the deepest colour is the largest change (' +
+      signed(maxChange) + '). Paths that ran only in ' + compare.baselineName + ' have no box.';
+    var table = el('table');
+    var head = el('tr');
+    [compare.baselineName + ' ms', compare.currentName + ' ms', 'change', 'noise', '', 'function', 'file'].forEach(function (text, i) {
+      head.appendChild(el('th', i >= 5 ? 'name' : '', text));
+    });
+    table.appendChild(head);
+    compare.functions.forEach(function (f) {
+      var tr = el('tr', f[6] ? 'changed' : '');
+      [msText(f[2]), msText(f[3]), signed(f[4]), '\u00b1' + msText(f[5]), f[6] ? 'changed' : ''].forEach(function (text) { tr.appendChild(el('td', '', text)); });
+      tr.appendChild(el('td', 'name', f[0]));
+      tr.appendChild(el('td', 'name', f[1]));
+      table.appendChild(tr);
+    });
+    document.getElementById('compare-functions').appendChild(table);
+  }
+
   showSummary();
+  showComparison();
   setUpFlame();
   fillTree('top-down', topDown, true);
   fillTree('bottom-up', bottomUp, false);
@@ -287,6 +355,12 @@ export const SCRIPT = `(function () {
 export const BODY = `<h1 id="title"></h1>
 <p id="summary"></p>
 <dl id="meta"></dl>
+<section id="compare" hidden>
+<h2>Functions</h2>
+<p class="hint">Self time per trace in each side, the change and its noise (the standard error of the change between traces); "changed": larger than the noise allows.</p>
+<div id="compare-functions"></div>
+<p class="hint" id="compare-legend"></p>
+</section>
 <h2>Flame graph</h2>
 <p class="hint">Callers above callees; a box is as wide as its total time. Hover for details; click a box to zoom in, an ancestor to zoom out. <button id="reset" type="button">Reset zoom</button></p>
 <div id="flame"></div>

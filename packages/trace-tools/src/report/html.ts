@@ -21,10 +21,40 @@ function compact(root: CallTreeNode): CompactNode {
   return mapTree(root, (node) => node.children, (node, children: CompactNode[]) => [node.frameId, node.total, node.self, children]);
 }
 
-function pageData(document: TraceDocument, title: string) {
+/**
+ * A page that compares: the document is the current side (B), drawn as a differential flame graph
+ * whose boxes are coloured by how their time per trace changed from the baseline (A), with a table
+ * of functions. Both traces name the same frames, by the same index.
+ */
+export interface Comparison {
+  /** How the two sides are called ("release 2026.11.1"). */
+  baselineName: string;
+  currentName: string;
+  /** The baseline's samples over the document's frames. */
+  baselineTrace: ProfilerTrace;
+  /** Milliseconds per trace one sample stands for, in the baseline and in the document. */
+  baselineMsPerSample: number;
+  msPerSample: number;
+  /** The function table, largest change first: ms per trace in A and B, the change, its noise. */
+  functions: { name: string; file: string; a: number; b: number; change: number; noise: number; changed: boolean }[];
+}
+
+function comparisonData(comparison: Comparison) {
+  return {
+    baselineName: printable(comparison.baselineName),
+    currentName: printable(comparison.currentName),
+    baseline: compact(topDownTree(comparison.baselineTrace)),
+    baselineMsPerSample: comparison.baselineMsPerSample,
+    msPerSample: comparison.msPerSample,
+    functions: comparison.functions.map((f) => [printable(f.name || '(anonymous)'), printable(f.file || '(built-in)'), f.a, f.b, f.change, f.noise, f.changed]),
+  };
+}
+
+function pageData(document: TraceDocument, title: string, comparison?: Comparison) {
   const trace: ProfilerTrace = document.trace;
   const topDown = topDownTree(trace);
   return {
+    compare: comparison ? comparisonData(comparison) : null,
     title: printable(title),
     samples: trace.samples.length,
     busy: topDown.total,
@@ -49,8 +79,8 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The report page for a trace; `title` names it (the trace file, say). */
-export function htmlReport(document: TraceDocument, title: string): string {
+/** The report page for a trace; `title` names it (the trace file, say). With a comparison, the page compares it with a baseline. */
+export function htmlReport(document: TraceDocument, title: string, comparison?: Comparison): string {
   const scriptHash = createHash('sha256').update(SCRIPT).digest('base64');
   const policy = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
@@ -64,7 +94,7 @@ export function htmlReport(document: TraceDocument, title: string): string {
 </head>
 <body>
 ${BODY}
-<script type="application/json" id="jsprof-data">${jsonForScript(pageData(document, title))}</script>
+<script type="application/json" id="jsprof-data">${jsonForScript(pageData(document, title, comparison))}</script>
 <script>${SCRIPT}</script>
 </body>
 </html>

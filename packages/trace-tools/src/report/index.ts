@@ -9,5 +9,6 @@ export type { ShownNode, TreeLimits } from './prune';
 export { VIEWS, DEFAULT_MIN_SHARE, DEFAULT_TOP_CHILDREN, DEFAULT_TOP_FUNCTIONS, formatView, viewJson } from './views';
 export type { ReportView, ViewOptions } from './views';
 export { htmlReport } from './html';
+export type { Comparison } from './html';
 export { printable, printableLines } from './text-safety';
 export { stringifyDeep } from './tree-walk';
