@@ -6,17 +6,19 @@
  * cross-origin isolation (count-down, or the sampler thread where SharedArrayBuffer exists: not in
  * WebKit); and, in Chromium, the plain page profiled by its native Profiler at 10 ms
  * (Document-Policy: js-profiling). Fresh page per run, variants interleaved, medians; ratios against
- * the plain page of the same engine and run.
+ * the plain page of the same engine and run. Chromium loads each page in a browser started for it,
+ * without DevTools (bench/page-loads.js): Playwright's DevTools session makes every sample cost V8 a
+ * detailed stack.
  *
  *   node bench/browser.js [--runs N] [--engines chromium,firefox,webkit]
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { launchBrowser } = require('../fixtures/browsers');
 const { median } = require('./overhead');
+const { PAGE_HEAD, loadInOwnChromium, loadOnce, serve } = require('./page-loads');
 
 const ROOT = path.resolve(__dirname, '..');
 const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -69,22 +71,20 @@ async function main() {
     '/jsprof.global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
     '/work.js': `const SOURCES = ${JSON.stringify(SOURCES)};\n${WORK}`,
   };
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
+  const server = await serve((url) => {
     const headers = {};
     if (url.searchParams.get('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
     if (url.searchParams.get('policy')) headers['document-policy'] = 'js-profiling';
     if (url.pathname === '/') {
       const v = VARIANTS.find((x) => x.id === url.searchParams.get('v'));
       const scripts = [...(v.runtime ? ['/jsprof.global.js'] : []), `/acorn-${v.acorn}.js`, '/work.js'];
-      return void res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(`<!doctype html>${scripts.map((s) => `<script src="${s}"></script>`).join('')}`);
+      const run = `<script>main(${JSON.stringify(v.profile)}).then((result) => { self.__result = result; self.__done = true; }, __fail);</script>`;
+      return { headers, type: 'text/html', body: `<!doctype html><head><meta charset="utf-8"><link rel="icon" href="data:,">${PAGE_HEAD}${scripts.map((src) => `<script src="${src}"></script>`).join('')}${run}</head>` };
     }
     const body = files[url.pathname];
-    if (body === undefined) return void res.writeHead(404).end();
-    res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(body);
+    return body === undefined ? undefined : { headers, type: 'text/javascript', body };
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${server.address().port}`;
+  const origin = server.origin;
   const tables = [];
   const out = {};
   try {
@@ -94,7 +94,7 @@ async function main() {
       tables.push(table(engine, variants, out[engine]));
     }
   } finally {
-    server.close();
+    await server.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
   process.stdout.write(`${tables.join('\n\n')}\n`);
@@ -103,22 +103,22 @@ async function main() {
 }
 
 async function measure(engine, variants, origin) {
-  const browser = await launchBrowser(engine);
+  const browser = engine === 'chromium' ? null : await launchBrowser(engine);
+  const load = (url) => (browser ? loadOnce(browser, url, 120000) : loadInOwnChromium(origin, url, 120000));
   const results = Object.fromEntries(variants.map((v) => [v.id, []]));
   try {
     for (let round = 0; round < RUNS; round++) {
       const order = round % 2 ? [...variants].reverse() : variants;
       for (const v of order) {
-        const page = await browser.newPage();
         const query = new URLSearchParams({ v: v.id, ...(v.isolated ? { isolated: '1' } : {}), ...(v.policy ? { policy: '1' } : {}) });
-        await page.goto(`${origin}/?${query}`);
-        results[v.id].push(await page.evaluate(`main(${JSON.stringify(v.profile)})`));
-        await page.close();
+        const result = await load(`${origin}/?${query}`);
+        if (result.error) throw new Error(`${engine}, ${v.label}: ${result.error}`);
+        results[v.id].push(result);
       }
       process.stderr.write(`  browser: ${engine} round ${round + 1}/${RUNS}\n`);
     }
   } finally {
-    await browser.close();
+    await browser?.close();
   }
   return results;
 }
@@ -126,7 +126,7 @@ async function measure(engine, variants, origin) {
 function table(engine, variants, results) {
   const cpu = os.cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
   const base = median(results.plain.map((r) => r.ms));
-  const lines = [`jsprof browser bench — ${VERSIONS[engine]()}, headless; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×${PAGE_ROUNDS} in a page; median of ${RUNS}`, ''];
+  const lines = [`jsprof browser bench — ${VERSIONS[engine]()}, ${engine === 'chromium' ? 'headless, no DevTools' : 'headless'}; ${cpu}, ${os.cpus().length} cores; acorn parsing 3 library sources ×${PAGE_ROUNDS} in a page; median of ${RUNS}`, ''];
   lines.push(`${'variant'.padEnd(40)} ${'work ms'.padStart(8)} ${'vs plain'.padStart(9)} ${'samples'.padStart(8)}  sampler`);
   for (const v of variants) {
     const ms = median(results[v.id].map((r) => r.ms));

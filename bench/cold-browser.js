@@ -10,7 +10,7 @@
  *    performance.now() at the end of the task, i.e. since navigation start: fetching, parsing and
  *    compiling the scripts, and one run. Medians of alternating runs, each way against the plain
  *    library's median in the same run, as bench/cold.js does in Node. Chromium loads each of these
- *    pages in a browser started for it, without DevTools (see loadInOwnChromium).
+ *    pages in a browser started for it, without DevTools (bench/page-loads.js).
  * 2. The example app (fixtures/apps/browser-app) built by vite and webpack without jsprof and as a
  *    sampled build at rate 0 (`--sampling 0`: every page load is unsampled and runs the plain build,
  *    picked by the inline snippet): the time until the app is ready and has run `summary(3, 20)`
@@ -23,13 +23,13 @@
  * those pages are small and quick) the number per build. Tables go to stdout, progress to stderr,
  * the raw numbers to bench/out/cold-browser.json.
  */
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { launchBrowser } = require('../fixtures/browsers');
-const { CHROMIUM, ARGS: CHROMIUM_ARGS } = require('../fixtures/chromium');
+const { CHROMIUM } = require('../fixtures/chromium');
+const { PAGE_HEAD, loadInOwnChromium, loadOnce, serve } = require('./page-loads');
 const { median } = require('./overhead');
 const { coldRows, columnsOf, pct, table } = require('./report');
 
@@ -75,87 +75,6 @@ const VERSIONS = {
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
-/**
- * Chromium's library pages are loaded by a Chromium of their own, started for the page and given
- * its URL, with no DevTools session: Playwright's turns on V8's capture of a detailed stack for
- * every Error made (Runtime.enable: for the console), which asks V8 where each call is, and V8
- * answers by parsing the function again: for a library's top-level code, the whole file
- * (typescript.js: about 280 ms at the first sample, in every way that samples). A user's browser
- * without DevTools open does none of that. The page first waits on a launcher page until the
- * browser has started, then posts its result back.
- */
-const LAUNCH_DELAY_MS = 500;
-const posted = new Map();
-let pageIds = 0;
-
-const LAUNCHER = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body>
-<script>setTimeout(() => location.replace(new URLSearchParams(location.search).get('next')), ${LAUNCH_DELAY_MS});</script></body></html>`;
-
-/** Loads `url` once in a Chromium started for it, without DevTools; resolves to what the page posts. */
-async function loadInOwnChromium(origin, url, timeout) {
-  const id = String(++pageIds);
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-cold-chromium-'));
-  const result = new Promise((resolve) => posted.set(id, resolve));
-  const next = `${url}&post=${id}`;
-  const browser = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, `${origin}/launch?${new URLSearchParams({ next })}`], { stdio: 'ignore', detached: true });
-  const timer = setTimeout(() => posted.get(id)?.({ error: `no result within ${timeout} ms` }), timeout);
-  try {
-    return await result;
-  } finally {
-    clearTimeout(timer);
-    posted.delete(id);
-    const exited = new Promise((resolve) => browser.once('exit', resolve));
-    try {
-      process.kill(-browser.pid, 'SIGKILL'); // its whole process group: the renderer and the rest
-    } catch {
-      // already gone
-    }
-    await exited;
-    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
-  }
-}
-
-/**
- * Resolves once the page has set `__done` (the page's result in `__result`), or after `ms` with an
- * error: an expression for `page.evaluate`.
- */
-const waitForResult = (ms) => `new Promise((resolve) => {
-  const t0 = Date.now();
-  const poll = () => (self.__done ? resolve(self.__result) : Date.now() - t0 > ${ms} ? resolve({ error: 'no result within ${ms} ms' }) : setTimeout(poll, 5));
-  poll();
-})`;
-
-/**
- * A tiny http server on 127.0.0.1 for `handle(url) → { body, type } | undefined`; it keeps the path
- * of every request in `requests`. Nothing is cacheable (`no-store`), in every engine alike.
- */
-async function serve(handle) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    if (req.method === 'POST' && url.pathname === '/result') {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        res.writeHead(204).end();
-        posted.get(url.searchParams.get('id'))?.(JSON.parse(body));
-      });
-      return;
-    }
-    requests.push(url.pathname);
-    const found = handle(url);
-    if (!found) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': found.type, 'cache-control': 'no-store' }).end(found.body);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = () =>
-    new Promise((resolve) => {
-      server.close(resolve);
-      server.closeAllConnections(); // a browser's keep-alive connections would hold it open
-    });
-  return { origin: `http://127.0.0.1:${server.address().port}`, requests, close };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Table 1: libraries loaded and run once in a fresh page.
 
@@ -173,16 +92,7 @@ function libraryPage(lib, way, run) {
   const script = (src) => `<script src="${src}${q}" onerror="__fail('failed to load ' + this.src)"></script>`;
   return `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,">
-<script>
-  (function post() {
-    const id = new URLSearchParams(location.search).get('post');
-    if (!id) return;
-    if (!self.__done) return void setTimeout(post, 5);
-    fetch('/result?id=' + id, { method: 'POST', body: JSON.stringify(self.__result) });
-  })();
-  function __fail(error) { self.__result = { error: String(error) }; self.__done = true; }
-  self.onerror = (message, source, line) => __fail(message + ' (' + source + ':' + line + ')');
-</script>
+${PAGE_HEAD}
 ${/\bSAMPLE\b/.test(lib.task) ? script('/sample.js') : ''}
 ${way === 'plain' ? '' : script('/jsprof.global.js')}
 ${way === 'profiled' ? '<script>self.profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100000 });</script>' : ''}
@@ -221,17 +131,6 @@ function libraryFiles(work) {
   files.set('/jsprof.global.js', fs.readFileSync(require.resolve('@jsprof/runtime/global')));
   files.set('/sample.js', `var SAMPLE = ${JSON.stringify(fs.readFileSync(path.join(NODE_MODULES, 'acorn/dist/acorn.js'), 'utf8'))};\n`);
   return files;
-}
-
-/** Opens a fresh page at `url`, waits for its result, closes it. */
-async function loadOnce(browser, url, timeout) {
-  const page = await browser.newPage();
-  try {
-    await page.goto(url);
-    return await page.evaluate(waitForResult(timeout));
-  } finally {
-    await page.close();
-  }
 }
 
 async function coldLibraries(browser, engine, origin) {
@@ -385,7 +284,6 @@ async function main() {
     log('  cold-browser: instrumenting the libraries');
     const files = libraryFiles(work);
     const libraries = await serve((url) => {
-      if (url.pathname === '/launch') return { body: LAUNCHER, type: 'text/html' };
       if (url.pathname === '/') {
         const lib = LIBRARIES.find((l) => l.name === url.searchParams.get('lib'));
         return { body: libraryPage(lib, url.searchParams.get('way'), url.searchParams.get('r')), type: 'text/html' };
