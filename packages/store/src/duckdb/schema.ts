@@ -33,7 +33,11 @@ export const RAW_TRACES: Table = { name: 'raw_traces', columns: [['trace_id', UB
 export const FUNCTIONS: Table = { name: 'functions', columns: [['function_id', UBIGINT], ['file', VARCHAR], ['name', VARCHAR]] };
 export const STACKS: Table = { name: 'stacks', columns: [['stack_id', UBIGINT], ['parent_id', UBIGINT], ['function_id', UBIGINT], ['function_ids', ID_LIST]] };
 
-export const TABLES = [LABELS, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, RAW_TRACES, FUNCTIONS, STACKS];
+/** The layout of these tables; a store records it, and one of another layout is refused rather than misread. */
+export const SCHEMA_VERSION = 2;
+export const VERSION_TABLE: Table = { name: 'jsprof_store', columns: [['schema_version', INTEGER]] };
+
+export const TABLES = [LABELS, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, RAW_TRACES, FUNCTIONS, STACKS, VERSION_TABLE];
 
 export function createTableSql(table: Table, api: DuckDBApi): string {
   return `CREATE TABLE IF NOT EXISTS ${table.name} (${table.columns.map(([name, type]) => `${name} ${type(api).toString()}`).join(', ')})`;

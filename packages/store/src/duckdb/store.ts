@@ -3,7 +3,7 @@ import type { DuckDBConnection, DuckDBDateValue, DuckDBInstance } from '@duckdb/
 import type { FunctionRow } from '../identity';
 import type { Labels, TraceRows } from '../rows';
 import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
-import { Columns, FUNCTIONS, LABELS, RAW_TRACES, STACKS, TABLES, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, appendColumns, createTableSql } from './schema';
+import { Columns, FUNCTIONS, LABELS, RAW_TRACES, SCHEMA_VERSION, STACKS, TABLES, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, VERSION_TABLE, appendColumns, createTableSql } from './schema';
 
 type DuckDBApi = typeof import('@duckdb/node-api');
 
@@ -51,8 +51,17 @@ export class DuckDBStore implements Store {
     // The newest storage format: it compresses long strings (the raw traces) with zstd, ten times smaller here.
     const instance = await api.DuckDBInstance.create(file, { storage_compatibility_version: 'latest' });
     const connection = await instance.connect();
-    for (const table of TABLES) await connection.run(createTableSql(table, api));
     const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    const tables = new Set((await rows('SELECT table_name FROM duckdb_tables()')).map((r) => String(r.table_name)));
+    // Stores written before the layout had a number (traces with their labels as columns) are layout 1.
+    const version = tables.has(VERSION_TABLE.name) ? Number((await rows(`SELECT max(schema_version) AS v FROM ${VERSION_TABLE.name}`))[0].v) : tables.has(TRACES.name) ? 1 : null;
+    if (version !== null && version !== SCHEMA_VERSION) {
+      connection.closeSync();
+      instance.closeSync();
+      throw new Error(`${file}: a store written by another version of jsprof (layout ${version}; this one reads ${SCHEMA_VERSION}): ingest the trace files into a new store`);
+    }
+    for (const table of TABLES) await connection.run(createTableSql(table, api));
+    if (version === null) await connection.run(`INSERT INTO ${VERSION_TABLE.name} VALUES (${SCHEMA_VERSION})`);
     const column = async (sql: string) => (await rows(sql)).map((row) => String(Object.values(row)[0]));
     const functions = new WrittenIds(await column('SELECT function_id FROM functions'));
     const stacks = new WrittenIds(await column('SELECT stack_id FROM stacks'));

@@ -1,0 +1,47 @@
+/** A DuckDB store records its layout: a store of another layout is refused with a message, never misread. */
+import * as path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBStore } from '../src/duckdb/store';
+import { ingestFiles } from '../src/ingest';
+import { topFunctions } from '../src/queries';
+import { writeFieldTraces } from './field-traces';
+import { removeTempDirs, tempDir } from './helpers';
+
+afterAll(removeTempDirs);
+
+test('a store opened again reads what it was given', async () => {
+  const dir = tempDir('layout');
+  const file = path.join(dir, 'traces.duckdb');
+  const files = writeFieldTraces(path.join(dir, 'traces'), { releases: ['1'], traces: 20 });
+  const first = await DuckDBStore.open(file);
+  await ingestFiles(first, files);
+  const before = await topFunctions(first);
+  await first.close();
+  const again = await DuckDBStore.open(file);
+  expect(await topFunctions(again)).toEqual(before);
+  expect(await ingestFiles(again, files)).toMatchObject({ ingested: 0, duplicates: 20 });
+  // More traces of the same labels: they reuse the labels' numbers, so each trace counts once.
+  const more = writeFieldTraces(path.join(dir, 'more'), { releases: ['1'], traces: 10, seed: 2 });
+  expect(await ingestFiles(again, more)).toMatchObject({ ingested: 10 });
+  const all = await topFunctions(again, { groupBy: 'browser' });
+  expect(all.all.traces).toBe(30);
+  await again.close();
+  const atOnce = await DuckDBStore.open(path.join(dir, 'at-once.duckdb'));
+  await ingestFiles(atOnce, [...files, ...more]);
+  expect(all).toEqual(await topFunctions(atOnce, { groupBy: 'browser' }));
+  await atOnce.close();
+});
+
+test('a store of the earlier layout (labels as columns of traces) is refused, and left as it was', async () => {
+  const file = path.join(tempDir('old-layout'), 'old.duckdb');
+  const old = await DuckDBInstance.create(file);
+  const connection = await old.connect();
+  await connection.run('CREATE TABLE traces (trace_id UBIGINT, day DATE, release VARCHAR, page VARCHAR, browser VARCHAR, meta VARCHAR)');
+  connection.closeSync();
+  old.closeSync();
+  await expect(DuckDBStore.open(file)).rejects.toThrow(`${file}: a store written by another version of jsprof (layout 1; this one reads 2): ingest the trace files into a new store`);
+  const reopened = await DuckDBInstance.create(file);
+  const tables = (await (await reopened.connect()).runAndReadAll('SELECT table_name FROM duckdb_tables()')).getRowObjectsJson();
+  expect(tables).toEqual([{ table_name: 'traces' }]);
+  reopened.closeSync();
+});
