@@ -10,7 +10,7 @@ import { DEFAULT_BATCH, Ingester, MapsOptions, RawTrace, Store, TraceRows, docum
 import type { TraceDocument } from '@jsprof/trace-tools';
 import { writeAtomic } from './files';
 
-export interface StoreWriterOptions extends MapsOptions {
+export interface StoreWriterOptions extends Pick<MapsOptions, 'sourceMaps' | 'releaseMaps'> {
   /** Traces written at once (default 500). */
   batchSize?: number;
   /** Longest a trace waits before its batch is written, in ms (default 1000). */

@@ -1,10 +1,15 @@
 /** `jsprof ingest` and `jsprof query top|flame|diff`, run as a user runs them, on DuckDB and on ClickHouse in-process (chdb). */
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { writeFieldTraces } from '../../store/test/field-traces';
-import { jsprof, tempDir } from './helpers';
+import { RELEASES, build, traceOf } from '../../store/test/releases';
+import { BIN, jsprof, tempDir } from './helpers';
 
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
@@ -111,6 +116,41 @@ test('ingest writes the same store with worker threads as without, and names the
   expect(top3).toEqual(top0);
   const [flame0, flame3] = stores.map((store) => jsprof(['query', 'flame', '--store', store]).stdout);
   expect(flame3).toBe(flame0);
+});
+
+test('ingest --maps-url fetches each release\'s source maps from an artifact server, in worker threads or not', async () => {
+  const builds = path.join(dir, 'builds');
+  const files = Object.entries(RELEASES).map(([release, source]) => {
+    const file = path.join(dir, `mapped-${release}.json`);
+    fs.writeFileSync(file, JSON.stringify({ meta: { release }, trace: traceOf(build(builds, release, source)) }));
+    return file;
+  });
+  // The artifact server: /maps/<release>/<script path>.map
+  const server = http.createServer((req, res) => {
+    const found = /^\/maps\/([^/]+)\/\1\/(app-\1\.js\.map)$/.exec(req.url!);
+    if (!found) return void res.writeHead(404).end();
+    res.writeHead(200).end(fs.readFileSync(path.join(builds, found[1], 'dist', found[2])));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const template = `http://127.0.0.1:${(server.address() as AddressInfo).port}/maps/{release}/{path}.map`;
+    for (const workers of ['0', '2']) {
+      const store = path.join(dir, `mapped-${workers}.duckdb`);
+      // Not spawnSync: this process serves the maps meanwhile.
+      const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'ingest', ...files, '--store', store, '--maps-url', template, '--workers', workers, '--json']);
+      expect(JSON.parse(stdout)).toMatchObject({ ingested: 2, frames: 4, mapped: 4, mapsFetched: 2, mapFetchFailures: 0 });
+      const top = json(['query', 'top', '--store', store, '--json']);
+      expect(top.all.functions.map((f: any) => [f.name, f.file, f.traces])).toEqual([['paint', 'src/app.js', 2], ['render', 'src/app.js', 2]]);
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test('ingest --maps-url without {release} or {path}: bad usage', () => {
+  const run = jsprof(['ingest', traces, '--store', path.join(dir, 'x.duckdb'), '--maps-url', 'https://maps.internal/{path}.map']);
+  expect(run.status).toBe(2);
+  expect(run.stderr).toMatch(/names no \{release\}/);
 });
 
 describe('bad usage exits 2, a store that is not there 1', () => {

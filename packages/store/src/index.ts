@@ -17,3 +17,4 @@ export type { ClickHouseSchemaOptions } from './clickhouse/schema';
 export { chdbExecutor, clickhouseClientExecutor } from './clickhouse/executor';
 export type { ClickHouseExecutor } from './clickhouse/executor';
 export { openStore } from './open';
+export { checkMapsUrl } from './fetched-maps';

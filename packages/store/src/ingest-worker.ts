@@ -10,16 +10,22 @@ import type { WorkerReply, WorkerSetup } from './ingest-workers';
 import type { TraceRows } from './rows';
 
 const setup = workerData as WorkerSetup;
-const maker = new RowMaker(setup, new Date(setup.now));
+const maker = new RowMaker(setup, new Date(setup.now), setup.fetchedMapsDir);
 const fresh = new NewFunctionsAndStacks();
 
-parentPort!.on('message', (files: string[]) => {
+async function rowsOfFiles(files: string[]): Promise<WorkerReply> {
   const rejected: string[] = [];
-  const rows = files.map((file): TraceRows | null => {
+  const rows: (TraceRows | null)[] = [];
+  for (const file of files) {
     const document = readOrReport(file, { limits: setup.limits, onRejected: (message) => rejected.push(message) });
-    if (!document) return null;
-    return fresh.of(maker.rowsOf(document));
-  });
-  const reply: WorkerReply = { rows, rejected, stats: maker.stats };
-  parentPort!.postMessage(reply);
+    if (document) await maker.prepare(document);
+    rows.push(document && fresh.of(maker.rowsOf(document)));
+  }
+  return { rows, rejected, stats: maker.stats };
+}
+
+// Requests are answered one at a time, in order, though fetching maps makes answering one wait.
+let answering = Promise.resolve();
+parentPort!.on('message', (files: string[]) => {
+  answering = answering.then(async () => parentPort!.postMessage(await rowsOfFiles(files)));
 });

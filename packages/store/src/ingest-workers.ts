@@ -14,6 +14,9 @@ const QUEUED_PER_WORKER = 2;
 export interface WorkerSetup {
   sourceMaps?: string;
   releaseMaps?: string;
+  mapsUrl?: string;
+  /** The worker's own directory for fetched maps. */
+  fetchedMapsDir?: string;
   limits?: IngestFilesOptions['limits'];
   now: number;
 }
@@ -31,7 +34,7 @@ class IngestWorker {
   private readonly worker: Worker;
   private readonly waiting: { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }[] = [];
   private failure: Error | null = null;
-  stats: IdentifyStats = { frames: 0, mapped: 0, releasesWithoutMaps: [] };
+  stats: IdentifyStats | null = null;
 
   constructor(setup: WorkerSetup) {
     this.worker = new Worker(path.join(__dirname, 'ingest-worker.js'), { workerData: setup });
@@ -62,9 +65,11 @@ class IngestWorker {
   }
 }
 
-export async function ingestInWorkers(ingester: Ingester, files: string[], options: IngestFilesOptions): Promise<void> {
-  const setup: WorkerSetup = { sourceMaps: options.sourceMaps, releaseMaps: options.releaseMaps, limits: options.limits, now: (options.now ?? new Date()).getTime() };
-  const workers = Array.from({ length: Math.min(options.workers!, Math.ceil(files.length / FILES_PER_REQUEST)) }, () => new IngestWorker(setup));
+/** `fetchedMapsDir`: with `options.mapsUrl`, where the workers keep the maps they fetch (each in its own directory). */
+export async function ingestInWorkers(ingester: Ingester, files: string[], options: IngestFilesOptions, fetchedMapsDir?: string): Promise<void> {
+  const setup: WorkerSetup = { sourceMaps: options.sourceMaps, releaseMaps: options.releaseMaps, mapsUrl: options.mapsUrl, limits: options.limits, now: (options.now ?? new Date()).getTime() };
+  const count = Math.min(options.workers!, Math.ceil(files.length / FILES_PER_REQUEST));
+  const workers = Array.from({ length: count }, (_, i) => new IngestWorker({ ...setup, fetchedMapsDir: fetchedMapsDir && path.join(fetchedMapsDir, `worker-${i}`) }));
   // Requests in the order of the files, each worker's answered in order: rows come back in file order.
   const requests: { files: number; reply: Promise<WorkerReply> }[] = [];
   let next = 0;
@@ -93,5 +98,5 @@ export async function ingestInWorkers(ingester: Ingester, files: string[], optio
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
   }
-  for (const worker of workers) ingester.countStats(worker.stats);
+  for (const worker of workers) if (worker.stats) ingester.countStats(worker.stats);
 }

@@ -3,18 +3,22 @@
  * maps), turned into rows, and written in batches; traces already stored are skipped.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ReadLimits, SourceMaps, TraceDocument, readOrReport } from '@jsprof/trace-tools';
 import { Identities, ReleaseMaps } from './identity';
 import { RawTrace, TraceRows, documentOfRaw, traceRows } from './rows';
 import type { Store } from './store';
 import { ingestInWorkers } from './ingest-workers';
+import { FetchedMaps } from './fetched-maps';
 
 export interface MapsOptions {
   /** Source maps for every trace. */
   sourceMaps?: string;
   /** Source maps per release: those of release R in `<releaseMaps>/<R>/`. */
   releaseMaps?: string;
+  /** Source maps per release fetched over http(s): a URL with {release} and {path} (the script URL's path), e.g. https://maps.internal/{release}/{path}.map. */
+  mapsUrl?: string;
 }
 
 export interface IngestSummary {
@@ -27,8 +31,12 @@ export interface IngestSummary {
   /** Frames with a position, and of those, frames mapped to an original source. */
   frames: number;
   mapped: number;
-  /** Releases named by traces for which `releaseMaps` has no directory. */
+  /** Releases named by traces for which `releaseMaps` has no directory, or `mapsUrl` gave no map. */
   releasesWithoutMaps: string[];
+  /** With `mapsUrl`: maps fetched, fetches that failed (not 404s), and the first failures. */
+  mapsFetched: number;
+  mapFetchFailures: number;
+  mapFetchErrors: string[];
 }
 
 /** Traces a collector writes at once. */
@@ -36,42 +44,61 @@ export const DEFAULT_BATCH = 500;
 /** Traces `ingestFiles` writes at once: fewer, larger commits keep the store's writing from holding up reading (2,000: +30% traces/s over 500 on 2 cores). */
 export const DEFAULT_FILES_BATCH = 2000;
 
-/** What identifying traces found: frames mapped, and releases without source maps. */
-export interface IdentifyStats {
-  frames: number;
-  mapped: number;
-  releasesWithoutMaps: string[];
-}
+/** What identifying traces found: frames mapped, releases without source maps, maps fetched. */
+export type IdentifyStats = Omit<IngestSummary, 'ingested' | 'duplicates' | 'rejected'>;
+
+const noStats = (): IdentifyStats => ({ frames: 0, mapped: 0, releasesWithoutMaps: [], mapsFetched: 0, mapFetchFailures: 0, mapFetchErrors: [] });
 
 /** Identifies traces (symbolicated with their release's source maps) and turns them into rows, without a store. */
 export class RowMaker {
   private readonly identities = new Identities();
   private readonly releaseMaps = new Map<string, ReleaseMaps | null>();
   private readonly shared: ReleaseMaps | null;
-  readonly stats: IdentifyStats = { frames: 0, mapped: 0, releasesWithoutMaps: [] };
+  private readonly fetched: FetchedMaps | null;
+  private readonly stats_: IdentifyStats = noStats();
 
+  /** `fetchedMapsDir`: where maps fetched through `maps.mapsUrl` are kept (the caller removes it). */
   constructor(
     private readonly maps: MapsOptions = {},
     private readonly now = new Date(),
+    fetchedMapsDir?: string,
   ) {
     this.shared = maps.sourceMaps ? { maps: new SourceMaps(maps.sourceMaps), dir: path.resolve(maps.sourceMaps) } : null;
     if (maps.releaseMaps && !fs.statSync(maps.releaseMaps, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${maps.releaseMaps}: not a directory`);
+    if (maps.mapsUrl && !fetchedMapsDir) throw new Error('maps fetched through mapsUrl need a directory to be kept in');
+    this.fetched = maps.mapsUrl ? new FetchedMaps(maps.mapsUrl, fetchedMapsDir!) : null;
   }
 
+  get stats(): IdentifyStats {
+    if (!this.fetched) return this.stats_;
+    return { ...this.stats_, mapsFetched: this.fetched.fetched, mapFetchFailures: this.fetched.failures, mapFetchErrors: [...this.fetched.failed] };
+  }
+
+  /** With `mapsUrl`: fetches the maps of the document's scripts not looked for yet in its release. */
+  async prepare(document: TraceDocument): Promise<void> {
+    const release = document.meta.release;
+    if (!this.fetched || release === undefined) return;
+    const name = String(release);
+    await this.fetched.fetchFor(name, document.trace.resources);
+    if (this.fetched.foundNone(name) && !this.stats_.releasesWithoutMaps.includes(name)) this.stats_.releasesWithoutMaps.push(name);
+  }
+
+  /** One trace's rows; with `mapsUrl`, after `prepare`. */
   rowsOf(document: TraceDocument): TraceRows {
     const identified = this.identities.identify(document.trace, this.mapsFor(document));
     if (identified.stats) {
-      this.stats.frames += identified.stats.frames;
-      this.stats.mapped += identified.stats.mapped;
+      this.stats_.frames += identified.stats.frames;
+      this.stats_.mapped += identified.stats.mapped;
     }
     return traceRows(document, identified, this.now);
   }
 
   private mapsFor(document: TraceDocument): ReleaseMaps | null {
-    if (this.shared || !this.maps.releaseMaps) return this.shared;
+    if (this.shared || !(this.maps.releaseMaps || this.fetched)) return this.shared;
     const release = document.meta.release;
     if (release === undefined) return null;
     const name = String(release);
+    if (this.fetched) return this.fetched.mapsOf(name);
     if (!this.releaseMaps.has(name)) this.releaseMaps.set(name, this.openReleaseMaps(name));
     return this.releaseMaps.get(name)!;
   }
@@ -81,7 +108,7 @@ export class RowMaker {
     const dir = path.resolve(this.maps.releaseMaps!, release);
     const inside = path.dirname(dir) === path.resolve(this.maps.releaseMaps!) && release !== '.' && release !== '..';
     if (!inside || !fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-      this.stats.releasesWithoutMaps.push(release);
+      this.stats_.releasesWithoutMaps.push(release);
       return null;
     }
     return { maps: new SourceMaps(dir), dir };
@@ -131,22 +158,33 @@ export class Ingester {
     maps: MapsOptions = {},
     private readonly batchSize = DEFAULT_BATCH,
     now = new Date(),
+    fetchedMapsDir?: string,
   ) {
-    this.maker = new RowMaker(maps, now);
+    this.maker = new RowMaker(maps, now, fetchedMapsDir);
+  }
+
+  /** With `mapsUrl`: fetches the maps the document needs (before `rowsOf`). */
+  prepare(document: TraceDocument): Promise<void> {
+    return this.maker.prepare(document);
   }
 
   get summary(): IngestSummary {
     const stats = [this.maker.stats, ...this.otherStats];
+    const sum = (key: 'frames' | 'mapped' | 'mapsFetched' | 'mapFetchFailures') => stats.reduce((total, s) => total + s[key], 0);
     return {
       ...this.counts,
-      frames: stats.reduce((sum, s) => sum + s.frames, 0),
-      mapped: stats.reduce((sum, s) => sum + s.mapped, 0),
+      frames: sum('frames'),
+      mapped: sum('mapped'),
       releasesWithoutMaps: [...new Set(stats.flatMap((s) => s.releasesWithoutMaps))],
+      mapsFetched: sum('mapsFetched'),
+      mapFetchFailures: sum('mapFetchFailures'),
+      mapFetchErrors: stats.flatMap((s) => s.mapFetchErrors).slice(0, 10),
     };
   }
 
-  /** Adds one trace; writes a batch when it is full. */
+  /** Adds one trace (fetching its maps first, with `mapsUrl`); writes a batch when it is full. */
   async add(document: TraceDocument): Promise<void> {
+    await this.prepare(document);
     await this.addRows(this.rowsOf(document));
   }
 
@@ -236,21 +274,35 @@ export interface IngestFilesOptions extends MapsOptions {
  * Reads the files and writes their traces to the store, in file order. With `workers`, that many
  * worker threads read, validate and identify the files while this thread writes.
  */
-export async function ingestFiles(store: Store, files: string[], options: IngestFilesOptions = {}): Promise<IngestSummary> {
-  const ingester = new Ingester(store, options, options.batchSize ?? DEFAULT_FILES_BATCH, options.now);
-  if ((options.workers ?? 0) > 0 && files.length > 0) {
-    await ingestInWorkers(ingester, files, options);
-  } else {
-    const fresh = new NewFunctionsAndStacks();
-    for (let i = 0; i < files.length; i++) {
-      const document = readOrReport(files[i], options);
-      if (document) await ingester.addRows(fresh.of(ingester.rowsOf(document)));
-      else ingester.reject();
-      options.onFile?.(i + 1, files.length);
-    }
+/** Runs `work` with a directory for the maps fetched through `maps.mapsUrl` (none without), removed after. */
+async function withFetchedMapsDir<T>(maps: MapsOptions, work: (dir: string | undefined) => Promise<T>): Promise<T> {
+  const dir = maps.mapsUrl ? fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-fetched-maps-')) : undefined;
+  try {
+    return await work(dir);
+  } finally {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }
-  await ingester.flush();
-  return ingester.summary;
+}
+
+export async function ingestFiles(store: Store, files: string[], options: IngestFilesOptions = {}): Promise<IngestSummary> {
+  return withFetchedMapsDir(options, async (fetchedMapsDir) => {
+    const ingester = new Ingester(store, options, options.batchSize ?? DEFAULT_FILES_BATCH, options.now, fetchedMapsDir && path.join(fetchedMapsDir, 'main'));
+    if ((options.workers ?? 0) > 0 && files.length > 0) {
+      await ingestInWorkers(ingester, files, options, fetchedMapsDir);
+    } else {
+      const fresh = new NewFunctionsAndStacks();
+      for (let i = 0; i < files.length; i++) {
+        const document = readOrReport(files[i], options);
+        if (document) {
+          await ingester.prepare(document);
+          await ingester.addRows(fresh.of(ingester.rowsOf(document)));
+        } else ingester.reject();
+        options.onFile?.(i + 1, files.length);
+      }
+    }
+    await ingester.flush();
+    return ingester.summary;
+  });
 }
 
 /**
@@ -258,13 +310,15 @@ export async function ingestFiles(store: Store, files: string[], options: Ingest
  * that came after the traces, or better ones. The raw rows keep everything the rows are made of.
  */
 export async function reingest(source: Store, target: Store, maps: MapsOptions = {}, batchSize = DEFAULT_FILES_BATCH): Promise<IngestSummary> {
-  const ingester = new Ingester(target, maps, batchSize);
-  for (let after = '0'; ; ) {
-    const rows = await source.rawTraces(after, batchSize);
-    if (rows.length === 0) break;
-    for (const row of rows) await ingester.add(documentOfRaw(JSON.parse(row.raw) as RawTrace));
-    after = rows[rows.length - 1].traceId;
-  }
-  await ingester.flush();
-  return ingester.summary;
+  return withFetchedMapsDir(maps, async (fetchedMapsDir) => {
+    const ingester = new Ingester(target, maps, batchSize, new Date(), fetchedMapsDir);
+    for (let after = '0'; ; ) {
+      const rows = await source.rawTraces(after, batchSize);
+      if (rows.length === 0) break;
+      for (const row of rows) await ingester.add(documentOfRaw(JSON.parse(row.raw) as RawTrace));
+      after = rows[rows.length - 1].traceId;
+    }
+    await ingester.flush();
+    return ingester.summary;
+  });
 }

@@ -1,74 +1,27 @@
 /** A function keeps its id across releases: other URLs, other lines, minified names. */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { buildSync } from 'esbuild';
-import { TraceMap, generatedPositionFor } from '@jridgewell/trace-mapping';
-import type { ProfilerTrace } from '@jsprof/runtime';
 import { SourceMaps } from '@jsprof/trace-tools';
 import { functionId } from '../src/hash';
 import { Identities } from '../src/identity';
 import { ingestFiles, reingest } from '../src/ingest';
+import { checkMapsUrl } from '../src/fetched-maps';
 import { topFunctions } from '../src/queries';
 import { documentOfRaw, rawTraceOf, traceRows } from '../src/rows';
 import { DuckDBStore } from '../src/duckdb/store';
 import { ClickHouseStore } from '../src/clickhouse/store';
 import { chdbExecutor } from '../src/clickhouse/executor';
 import { removeTempDirs, tempDir } from './helpers';
+import { RELEASES, build, traceOf } from './releases';
 
 afterAll(removeTempDirs);
-
-const SOURCE = `export function render(items) {
-  let sum = 0;
-  for (const item of items) sum += paint(item);
-  return sum;
-}
-
-function paint(item) {
-  let value = item;
-  for (let i = 0; i < 10; i++) value = (value * 31) % 97;
-  return value;
-}
-
-console.log(render([1, 2, 3]));
-`;
-// Release B adds a function above the others: every line moves.
-const RELEASES = { '2026.11.1': SOURCE, '2026.11.2': `function banner() {\n  return 'new';\n}\n\nconsole.log(banner());\n\n${SOURCE}` };
 
 const root = tempDir('identity');
 const builds = path.join(root, 'builds');
 
-/** Builds a release minified, as a site would: dist/app-<release>.js and its map, beside src/app.js. */
-function build(release: string, source: string) {
-  const dir = path.join(builds, release);
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'src/app.js'), source);
-  const outfile = path.join(dir, 'dist', `app-${release}.js`);
-  buildSync({ entryPoints: [path.join(dir, 'src/app.js')], outfile, bundle: true, minify: true, sourcemap: true, format: 'iife', logLevel: 'silent' });
-  const map = new TraceMap(fs.readFileSync(`${outfile}.map`, 'utf8'));
-  const at = (name: string) => {
-    const offset = source.indexOf(`function ${name}(`);
-    const line = source.slice(0, offset).split('\n').length;
-    const column = offset - source.lastIndexOf('\n', offset - 1) - 1;
-    const generated = generatedPositionFor(map, { source: map.sources.find((s) => s!.endsWith('src/app.js'))!, line, column });
-    return { line: generated.line!, column: generated.column! + 1 };
-  };
-  return { url: `https://cdn.shop.example/${release}/app-${release}.js`, render: at('render'), paint: at('paint') };
-}
-
-/** A trace of the release: render calling paint, with minified frame names. */
-function traceOf(built: ReturnType<typeof build>): ProfilerTrace {
-  return {
-    resources: [built.url],
-    frames: [
-      { name: 'r', resourceId: 0, ...built.render },
-      { name: 'p', resourceId: 0, ...built.paint },
-    ],
-    stacks: [{ frameId: 0 }, { parentId: 0, frameId: 1 }],
-    samples: [0, 1, 1, 0, 1, 1, 1].map((stackId, i) => ({ timestamp: 10 * i, stackId })),
-  };
-}
-
-const traces = Object.entries(RELEASES).map(([release, source]) => ({ release, built: build(release, source) }));
+const traces = Object.entries(RELEASES).map(([release, source]) => ({ release, built: build(builds, release, source) }));
 const files = traces.map(({ release, built }) => {
   const file = path.join(root, `${release}.json`);
   fs.writeFileSync(file, JSON.stringify({ meta: { release, page: '/' }, trace: traceOf(built) }));
@@ -141,4 +94,63 @@ test('traces ingested before their source maps are mapped when ingested again fr
   expect(top.all.busyMs).toBe((await topFunctions(before)).all.busyMs);
   await before.close();
   await after.close();
+});
+
+describe('source maps fetched from a configured place (mapsUrl)', () => {
+  // An artifact server: each release's built files and maps under /maps/<release>/, by the script URL's path.
+  const requests: string[] = [];
+  let server: http.Server;
+  let origin = '';
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      requests.push(req.url!);
+      const found = /^\/maps\/([^/]+)\/\1\/(app-\1\.js\.map)$/.exec(decodeURIComponent(req.url!));
+      if (req.url === '/maps/broken/x') return void res.writeHead(500).end();
+      if (!found || !fs.existsSync(path.join(builds, found[1], 'dist', found[2]))) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fs.readFileSync(path.join(builds, found[1], 'dist', found[2])));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  test('gives the same functions as the maps uploaded per release, fetching each map once', async () => {
+    const [uploaded, fetched] = [await DuckDBStore.open(':memory:'), await DuckDBStore.open(':memory:')];
+    await ingestFiles(uploaded, files, { releaseMaps: builds });
+    requests.length = 0;
+    const summary = await ingestFiles(fetched, [...files, ...files], { mapsUrl: `${origin}/maps/{release}/{path}.map` });
+    expect(summary).toMatchObject({ ingested: 2, duplicates: 2, frames: 8, mapped: 8, mapsFetched: 2, mapFetchFailures: 0, releasesWithoutMaps: [] });
+    expect(requests.sort()).toEqual(traces.map(({ release }) => `/maps/${release}/${release}/app-${release}.js.map`).sort());
+    expect(await topFunctions(fetched, { groupBy: 'release' })).toEqual(await topFunctions(uploaded, { groupBy: 'release' }));
+    await Promise.all([uploaded.close(), fetched.close()]);
+  });
+
+  test('a release with no maps there keeps its URLs and is named; a failing server is counted, not fatal', async () => {
+    const store = await DuckDBStore.open(':memory:');
+    const summary = await ingestFiles(store, files, { mapsUrl: `${origin}/nothing/{release}/{path}.map` });
+    expect(summary).toMatchObject({ ingested: 2, mapped: 0, mapsFetched: 0, mapFetchFailures: 0, releasesWithoutMaps: Object.keys(RELEASES) });
+    const unreachable = await ingestFiles(await DuckDBStore.open(':memory:'), files, { mapsUrl: 'http://127.0.0.1:1/{release}/{path}.map' });
+    expect(unreachable).toMatchObject({ ingested: 2, mapped: 0, mapFetchFailures: 2 });
+    expect(unreachable.mapFetchErrors[0]).toMatch(/^http:\/\/127\.0\.0\.1:1\/2026\.11\.\d\/2026\.11\.\d\/app-2026\.11\.\d\.js\.map: /);
+    await store.close();
+  });
+
+  test("a trace's release and script path cannot reach outside the template's place", async () => {
+    const file = path.join(root, 'escape.json');
+    const trace = traceOf(traces[0].built);
+    fs.writeFileSync(file, JSON.stringify({ meta: { release: '../../etc' }, trace: { ...trace, resources: ['https://cdn.shop.example/app.js'] } }));
+    // A URL parser resolves '..' in a script's URL itself ('/a/%2e%2e/secret.js' is '/secret.js'); an encoded slash stays in its segment.
+    const other = path.join(root, 'escape-path.json');
+    fs.writeFileSync(other, JSON.stringify({ meta: { release: '2026.11.1' }, trace: { ...trace, resources: ['https://cdn.shop.example/a/%2e%2e/%2e%2e/secret.js?x=/../..', 'https://cdn.shop.example/b/..%2F..%2Fkey.js'] } }));
+    requests.length = 0;
+    await ingestFiles(await DuckDBStore.open(':memory:'), [file, other], { mapsUrl: `${origin}/maps/{release}/{path}.map` });
+    // The release is one encoded segment; a path segment that decodes to one with a slash is not looked up.
+    expect(requests).toEqual(['/maps/..%2F..%2Fetc/app.js.map', '/maps/2026.11.1/secret.js.map']);
+  });
+
+  test('a template without {release} or {path}, or not http(s), is refused', () => {
+    for (const template of ['https://maps.internal/{path}.map', 'https://maps.internal/{release}/app.map', 'file:///maps/{release}/{path}.map', 'maps/{release}/{path}']) {
+      expect(() => checkMapsUrl(template)).toThrow(template);
+    }
+  });
 });

@@ -3,15 +3,24 @@
  * ClickHouse, functions identified across releases through their source maps.
  */
 import * as os from 'node:os';
-import { Command, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
-import { DEFAULT_FILES_BATCH, IngestSummary, ingestFiles, openStore } from '@jsprof/store';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_FILES_BATCH, IngestSummary, checkMapsUrl, ingestFiles, openStore } from '@jsprof/store';
 import { SOURCE_MAPS_HELP } from './symbolicate';
 import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
 
 
 /** One per core, up to four: past that the store's writing thread is what limits. */
 const DEFAULT_WORKERS = Math.min(os.availableParallelism(), 4);
+
+function mapsUrl(value: string): string {
+  try {
+    checkMapsUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  return value;
+}
 
 export const STORE_HELP = 'a DuckDB file (created if missing), a ClickHouse server\'s URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process';
 
@@ -28,12 +37,16 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
     .description('Load trace files into a store (DuckDB or ClickHouse) for `jsprof query`: functions identified across releases.')
     .argument('<paths...>', 'trace files (JSON, or gzip: .json.gz, .gz), or directories to search recursively for them')
     .requiredOption('--store <store>', STORE_HELP)
-    .addOption(new Option('-s, --source-maps <dir>', `map every trace's frames to original files and names through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
-    .option('--release-maps <dir>', 'map each trace through the source maps of its release, in <dir>/<release>/ (original files are named relative to that directory)')
+    .addOption(new Option('-s, --source-maps <dir>', `map every trace's frames to original files and names through ${SOURCE_MAPS_HELP}`).conflicts(['releaseMaps', 'mapsUrl']))
+    .addOption(new Option('--release-maps <dir>', 'map each trace through the source maps of its release, in <dir>/<release>/ (original files are named relative to that directory)').conflicts('mapsUrl'))
+    .addOption(
+      new Option('--maps-url <url>', "fetch each release's source maps over http(s) from this URL, with {release} and {path} (the script URL's path) filled in: https://maps.internal/{release}/{path}.map")
+        .argParser(mapsUrl),
+    )
     .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_FILES_BATCH)
     .option('--workers <n>', 'threads that read and identify trace files while the store is written (0: none)', wholeNumber('--workers', 0), DEFAULT_WORKERS)
     .addOption(maxFileSizeOption())
-    .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, ms} on stdout')
+    .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, mapsFetched, mapFetchFailures, mapFetchErrors, ms} on stdout')
     .addHelpText('after', HELP)
     .action(async (paths: string[], opts) => {
       const files = traceFilesIn(paths);
@@ -45,6 +58,7 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
         summary = await ingestFiles(store, files, {
           sourceMaps: opts.sourceMaps,
           releaseMaps: opts.releaseMaps,
+          mapsUrl: opts.mapsUrl,
           batchSize: opts.batch,
           limits: readLimitsOf(opts),
           workers: opts.workers,
@@ -69,5 +83,7 @@ function describe(summary: IngestSummary, store: string, ms: number): string {
   if (summary.rejected) lines.push(`${summary.rejected.toLocaleString('en-US')} files were rejected.`);
   if (summary.frames) lines.push(`${summary.mapped} of ${summary.frames} frames mapped to original sources.`);
   if (summary.releasesWithoutMaps.length) lines.push(`No source maps for release ${summary.releasesWithoutMaps.map(printable).join(', ')}: their frames keep their URLs.`);
+  if (summary.mapsFetched) lines.push(`${summary.mapsFetched} source maps fetched.`);
+  if (summary.mapFetchFailures) lines.push(`${summary.mapFetchFailures} source maps could not be fetched: ${summary.mapFetchErrors.map(printable).join('; ')}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,137 @@
+/**
+ * Source maps fetched from a configured place at ingest, for sites that keep each release's maps on
+ * an artifact server rather than next to the ingest. The place is a URL template with `{release}`
+ * and `{path}` (the script URL's path), e.g. `https://maps.internal/{release}/{path}.map`. Each
+ * map is fetched once per release and script and kept in a temporary directory laid out as an
+ * uploaded release is (`<dir>/<n>/<path>.map`), where `SourceMaps` reads it: a map's relative
+ * `sources` resolve the same way, so a function has the same id whichever way its maps came.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SourceMaps } from '@jsprof/trace-tools';
+import type { ReleaseMaps } from './identity';
+
+const FETCH_TIMEOUT_MS = 10_000;
+/** Largest map fetched (typescript.js's is 7 MB). */
+const MAX_MAP_BYTES = 64 * 1024 * 1024;
+/** Most fetch failures named in the summary (all are counted). */
+const MAX_NAMED_FAILURES = 10;
+
+interface Release {
+  dir: string;
+  /** Script URLs already looked for. */
+  tried: Set<string>;
+  found: number;
+  maps: ReleaseMaps | null;
+}
+
+/** Checks a template: an http(s) URL naming both {release} and {path}. */
+export function checkMapsUrl(template: string): void {
+  let url: URL;
+  try {
+    url = new URL(template.replace(/\{(release|path)\}/g, 'x'));
+  } catch {
+    throw new Error(`${template}: not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${template}: not an http(s) URL`);
+  for (const name of ['{release}', '{path}']) if (!template.includes(name)) throw new Error(`${template}: names no ${name}`);
+}
+
+/** The segments of a script URL's path, or null for a URL with none to look up (not http(s), or with `.`/`..` segments). */
+function pathSegments(scriptUrl: string): string[] | null {
+  let url: URL;
+  try {
+    url = new URL(scriptUrl);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  const segments = url.pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  if (segments.length === 0 || segments.some((s) => s === '.' || s === '..' || s.includes('/') || s.includes('\\') || s.includes('\0'))) return null;
+  return segments;
+}
+
+export class FetchedMaps {
+  private readonly releases = new Map<string, Release>();
+  fetched = 0;
+  failures = 0;
+  readonly failed: string[] = [];
+
+  /** `root`: a directory for the maps, removed by the caller when ingest ends. */
+  constructor(
+    private readonly template: string,
+    private readonly root: string,
+  ) {
+    checkMapsUrl(template);
+  }
+
+  /** Fetches the maps of these scripts of the release that were not looked for yet. */
+  async fetchFor(release: string, scripts: string[]): Promise<void> {
+    let entry = this.releases.get(release);
+    if (!entry) this.releases.set(release, (entry = { dir: path.join(this.root, String(this.releases.size)), tried: new Set(), found: 0, maps: null }));
+    let added = false;
+    for (const script of scripts) {
+      if (entry.tried.has(script)) continue;
+      entry.tried.add(script);
+      const segments = pathSegments(script);
+      if (!segments) continue;
+      // The release and the path are a stranger's text: each goes in encoded, so the URL stays under the template's.
+      const url = this.template.replace(/\{release\}/g, encodeURIComponent(release)).replace(/\{path\}/g, segments.map(encodeURIComponent).join('/'));
+      const text = await this.fetchText(url);
+      if (text === null) continue;
+      const file = path.join(entry.dir, ...segments.slice(0, -1), `${segments[segments.length - 1]}.map`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+      entry.found++;
+      this.fetched++;
+      added = true;
+    }
+    // Read again from the directory when it gained a map: SourceMaps lists its files once.
+    if (added) entry.maps = { maps: new SourceMaps(entry.dir), dir: entry.dir };
+  }
+
+  /** The release's maps fetched so far; null when none was found. */
+  mapsOf(release: string): ReleaseMaps | null {
+    return this.releases.get(release)?.maps ?? null;
+  }
+
+  /** Whether the release's scripts were looked for and no map was found. */
+  foundNone(release: string): boolean {
+    const entry = this.releases.get(release);
+    return entry !== undefined && entry.found === 0;
+  }
+
+  /** The body of a map at `url`; null when there is none (404) or it cannot be had (counted, and named in `failed`). */
+  private async fetchText(url: string): Promise<string | null> {
+    const fail = (reason: string) => {
+      this.failures++;
+      if (this.failed.length < MAX_NAMED_FAILURES) this.failed.push(`${url}: ${reason}`);
+      return null;
+    };
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+      if (response.status === 404 || response.status === 410) {
+        await response.body?.cancel();
+        return null;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        return fail(`HTTP ${response.status}`);
+      }
+      if (Number(response.headers.get('content-length') ?? 0) > MAX_MAP_BYTES) {
+        await response.body?.cancel();
+        return fail(`larger than ${MAX_MAP_BYTES / 1024 / 1024} MB`);
+      }
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        size += chunk.length;
+        if (size > MAX_MAP_BYTES) return fail(`larger than ${MAX_MAP_BYTES / 1024 / 1024} MB`);
+        chunks.push(chunk);
+      }
+      return Buffer.concat(chunks).toString('utf8');
+    } catch (error) {
+      return fail((error as Error).name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS / 1000} s` : (error as Error).message);
+    }
+  }
+}
