@@ -43,17 +43,21 @@ async function loadInOwnChromium(origin, url, timeout) {
   const result = new Promise((resolve) => posted.set(id, resolve));
   const next = `${url}&post=${id}`;
   const browser = spawn(CHROMIUM, [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, `${origin}/launch?${new URLSearchParams({ next })}`], { stdio: 'ignore', detached: true });
+  const exited = new Promise((resolve) => {
+    browser.once('close', resolve);
+    browser.once('error', resolve);
+  });
+  browser.once('error', (error) => posted.get(id)?.({ error: `cannot start ${CHROMIUM}: ${error.message}` }));
   const timer = setTimeout(() => posted.get(id)?.({ error: `no result within ${timeout} ms` }), timeout);
   try {
     return await result;
   } finally {
     clearTimeout(timer);
     posted.delete(id);
-    const exited = new Promise((resolve) => browser.once('exit', resolve));
     try {
       process.kill(-browser.pid, 'SIGKILL'); // its whole process group: the renderer and the rest
     } catch {
-      // already gone
+      // already gone, or never started
     }
     await exited;
     fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
@@ -95,7 +99,13 @@ async function serve(handle) {
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => {
         res.writeHead(204).end();
-        posted.get(url.searchParams.get('id'))?.(JSON.parse(body));
+        let result;
+        try {
+          result = JSON.parse(body);
+        } catch {
+          result = { error: `the page posted no result (${JSON.stringify(body.slice(0, 100))})` };
+        }
+        posted.get(url.searchParams.get('id'))?.(result);
       });
       return;
     }

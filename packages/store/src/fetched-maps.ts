@@ -16,6 +16,10 @@ const FETCH_TIMEOUT_MS = 10_000;
 const MAX_MAP_BYTES = 64 * 1024 * 1024;
 /** Most fetch failures named in the summary (all are counted). */
 const MAX_NAMED_FAILURES = 10;
+/** Most scripts of one release looked up: a trace may list any number of URLs. */
+const MAX_SCRIPTS_PER_RELEASE = 200;
+/** Longest path segment kept as a file name. */
+const MAX_SEGMENT_BYTES = 200;
 
 interface Release {
   dir: string;
@@ -34,7 +38,14 @@ export function checkMapsUrl(template: string): void {
     throw new Error(`${template}: not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${template}: not an http(s) URL`);
+  // fetch refuses credentials in a URL, and failures are printed with it.
+  if (url.username || url.password) throw new Error(`${template}: has a user or password in it (fetch cannot send them that way)`);
   for (const name of ['{release}', '{path}']) if (!template.includes(name)) throw new Error(`${template}: names no ${name}`);
+}
+
+/** Whether a release name (a stranger's text) can name a directory or URL segment of its own: not '', '.' or '..'. */
+export function isReleaseName(release: string): boolean {
+  return release !== '' && release !== '.' && release !== '..';
 }
 
 /** The segments of a script URL's path, or null for a URL with none to look up (not http(s), or with `.`/`..` segments). */
@@ -46,9 +57,14 @@ function pathSegments(scriptUrl: string): string[] | null {
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  const segments = url.pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
-  if (segments.length === 0 || segments.some((s) => s === '.' || s === '..' || s.includes('/') || s.includes('\\') || s.includes('\0'))) return null;
-  return segments;
+  let segments: string[];
+  try {
+    segments = url.pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+  } catch {
+    return null; // a malformed escape
+  }
+  const usable = (s: string) => s !== '.' && s !== '..' && !/[/\\\0]/.test(s) && Buffer.byteLength(s) <= MAX_SEGMENT_BYTES;
+  return segments.length > 0 && segments.every(usable) ? segments : null;
 }
 
 export class FetchedMaps {
@@ -65,23 +81,29 @@ export class FetchedMaps {
     checkMapsUrl(template);
   }
 
-  /** Fetches the maps of these scripts of the release that were not looked for yet. */
+  /** Fetches the maps of these scripts of the release that were not looked for yet. Never throws: a map that cannot be had is counted. */
   async fetchFor(release: string, scripts: string[]): Promise<void> {
+    if (!isReleaseName(release)) return;
     let entry = this.releases.get(release);
     if (!entry) this.releases.set(release, (entry = { dir: path.join(this.root, String(this.releases.size)), tried: new Set(), found: 0, maps: null }));
     let added = false;
     for (const script of scripts) {
-      if (entry.tried.has(script)) continue;
+      if (entry.tried.has(script) || entry.tried.size >= MAX_SCRIPTS_PER_RELEASE) continue;
       entry.tried.add(script);
       const segments = pathSegments(script);
       if (!segments) continue;
-      // The release and the path are a stranger's text: each goes in encoded, so the URL stays under the template's.
+      // The release and the path are a stranger's text: each goes in encoded, the release as one segment.
       const url = this.template.replace(/\{release\}/g, encodeURIComponent(release)).replace(/\{path\}/g, segments.map(encodeURIComponent).join('/'));
       const text = await this.fetchText(url);
       if (text === null) continue;
-      const file = path.join(entry.dir, ...segments.slice(0, -1), `${segments[segments.length - 1]}.map`);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, text);
+      try {
+        const file = path.join(entry.dir, ...segments.slice(0, -1), `${segments[segments.length - 1]}.map`);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, text);
+      } catch (error) {
+        this.fail(url, `cannot be kept (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        continue;
+      }
       entry.found++;
       this.fetched++;
       added = true;
@@ -95,19 +117,21 @@ export class FetchedMaps {
     return this.releases.get(release)?.maps ?? null;
   }
 
-  /** Whether the release's scripts were looked for and no map was found. */
-  foundNone(release: string): boolean {
-    const entry = this.releases.get(release);
-    return entry !== undefined && entry.found === 0;
+  /** The releases looked up, with and without a map found. */
+  releasesFound(): { withMaps: string[]; withoutMaps: string[] } {
+    const all = [...this.releases];
+    return { withMaps: all.filter(([, e]) => e.found > 0).map(([r]) => r), withoutMaps: all.filter(([, e]) => e.found === 0).map(([r]) => r) };
+  }
+
+  private fail(url: string, reason: string): null {
+    this.failures++;
+    if (this.failed.length < MAX_NAMED_FAILURES) this.failed.push(`${url}: ${reason}`);
+    return null;
   }
 
   /** The body of a map at `url`; null when there is none (404) or it cannot be had (counted, and named in `failed`). */
   private async fetchText(url: string): Promise<string | null> {
-    const fail = (reason: string) => {
-      this.failures++;
-      if (this.failed.length < MAX_NAMED_FAILURES) this.failed.push(`${url}: ${reason}`);
-      return null;
-    };
+    const fail = (reason: string) => this.fail(url, reason);
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
       if (response.status === 404 || response.status === 410) {

@@ -4,8 +4,7 @@
  * rows: the store writes each once, and a failed write ends the ingest.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { readOrReport } from '@jsprof/trace-tools';
-import { NewFunctionsAndStacks, RowMaker } from './ingest';
+import { NewFunctionsAndStacks, RowMaker, rowsOfFile } from './ingest';
 import type { WorkerReply, WorkerSetup } from './ingest-workers';
 import type { TraceRows } from './rows';
 
@@ -16,11 +15,7 @@ const fresh = new NewFunctionsAndStacks();
 async function rowsOfFiles(files: string[]): Promise<WorkerReply> {
   const rejected: string[] = [];
   const rows: (TraceRows | null)[] = [];
-  for (const file of files) {
-    const document = readOrReport(file, { limits: setup.limits, onRejected: (message) => rejected.push(message) });
-    if (document) await maker.prepare(document);
-    rows.push(document && fresh.of(maker.rowsOf(document)));
-  }
+  for (const file of files) rows.push(await rowsOfFile(file, maker, fresh, { limits: setup.limits, onRejected: (message) => rejected.push(message) }));
   return { rows, rejected, stats: maker.stats };
 }
 

@@ -43,10 +43,11 @@ class IngestWorker {
       this.waiting.shift()!.resolve(reply);
     });
     const fail = (error: Error) => {
-      this.failure = error;
-      for (const request of this.waiting.splice(0)) request.reject(error);
+      this.failure ??= error;
+      for (const request of this.waiting.splice(0)) request.reject(this.failure);
     };
     this.worker.on('error', fail);
+    this.worker.on('messageerror', fail);
     this.worker.on('exit', (code) => fail(new Error(`an ingest worker stopped (exit status ${code})`)));
   }
 
@@ -69,7 +70,7 @@ class IngestWorker {
 export async function ingestInWorkers(ingester: Ingester, files: string[], options: IngestFilesOptions, fetchedMapsDir?: string): Promise<void> {
   const setup: WorkerSetup = { sourceMaps: options.sourceMaps, releaseMaps: options.releaseMaps, mapsUrl: options.mapsUrl, limits: options.limits, now: (options.now ?? new Date()).getTime() };
   const count = Math.min(options.workers!, Math.ceil(files.length / FILES_PER_REQUEST));
-  const workers = Array.from({ length: count }, (_, i) => new IngestWorker({ ...setup, fetchedMapsDir: fetchedMapsDir && path.join(fetchedMapsDir, `worker-${i}`) }));
+  const workers: IngestWorker[] = [];
   // Requests in the order of the files, each worker's answered in order: rows come back in file order.
   const requests: { files: number; reply: Promise<WorkerReply> }[] = [];
   let next = 0;
@@ -83,6 +84,7 @@ export async function ingestInWorkers(ingester: Ingester, files: string[], optio
     requests.push({ files: chunk.length, reply });
   };
   try {
+    for (let i = 0; i < count; i++) workers.push(new IngestWorker({ ...setup, fetchedMapsDir: fetchedMapsDir && path.join(fetchedMapsDir, `worker-${i}`) }));
     while (next < files.length || requests.length > 0) {
       while (next < files.length && requests.length < workers.length * QUEUED_PER_WORKER) request();
       const { files: count, reply } = requests.shift()!;

@@ -6,11 +6,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ReadLimits, SourceMaps, TraceDocument, readOrReport } from '@jsprof/trace-tools';
-import { Identities, ReleaseMaps } from './identity';
+import { FunctionRow, Identities, ReleaseMaps, StackRow } from './identity';
 import { RawTrace, TraceRows, documentOfRaw, traceRows } from './rows';
 import type { Store } from './store';
 import { ingestInWorkers } from './ingest-workers';
-import { FetchedMaps } from './fetched-maps';
+import { FetchedMaps, isReleaseName } from './fetched-maps';
 
 export interface MapsOptions {
   /** Source maps for every trace. */
@@ -44,10 +44,13 @@ export const DEFAULT_BATCH = 500;
 /** Traces `ingestFiles` writes at once: fewer, larger commits keep the store's writing from holding up reading (2,000: +30% traces/s over 500 on 2 cores). */
 export const DEFAULT_FILES_BATCH = 2000;
 
-/** What identifying traces found: frames mapped, releases without source maps, maps fetched. */
-export type IdentifyStats = Omit<IngestSummary, 'ingested' | 'duplicates' | 'rejected'>;
+/** What identifying traces found: frames mapped, releases with and without source maps, maps fetched. */
+export interface IdentifyStats extends Omit<IngestSummary, 'ingested' | 'duplicates' | 'rejected'> {
+  /** With `mapsUrl`, releases for which a map was found: another worker may have found none for them. */
+  releasesWithMaps: string[];
+}
 
-const noStats = (): IdentifyStats => ({ frames: 0, mapped: 0, releasesWithoutMaps: [], mapsFetched: 0, mapFetchFailures: 0, mapFetchErrors: [] });
+const noStats = (): IdentifyStats => ({ frames: 0, mapped: 0, releasesWithoutMaps: [], releasesWithMaps: [], mapsFetched: 0, mapFetchFailures: 0, mapFetchErrors: [] });
 
 /** Identifies traces (symbolicated with their release's source maps) and turns them into rows, without a store. */
 export class RowMaker {
@@ -71,16 +74,14 @@ export class RowMaker {
 
   get stats(): IdentifyStats {
     if (!this.fetched) return this.stats_;
-    return { ...this.stats_, mapsFetched: this.fetched.fetched, mapFetchFailures: this.fetched.failures, mapFetchErrors: [...this.fetched.failed] };
+    const { withMaps, withoutMaps } = this.fetched.releasesFound();
+    return { ...this.stats_, releasesWithMaps: withMaps, releasesWithoutMaps: withoutMaps, mapsFetched: this.fetched.fetched, mapFetchFailures: this.fetched.failures, mapFetchErrors: [...this.fetched.failed] };
   }
 
   /** With `mapsUrl`: fetches the maps of the document's scripts not looked for yet in its release. */
   async prepare(document: TraceDocument): Promise<void> {
     const release = document.meta.release;
-    if (!this.fetched || release === undefined) return;
-    const name = String(release);
-    await this.fetched.fetchFor(name, document.trace.resources);
-    if (this.fetched.foundNone(name) && !this.stats_.releasesWithoutMaps.includes(name)) this.stats_.releasesWithoutMaps.push(name);
+    if (this.fetched && release !== undefined) await this.fetched.fetchFor(String(release), document.trace.resources);
   }
 
   /** One trace's rows; with `mapsUrl`, after `prepare`. */
@@ -106,7 +107,7 @@ export class RowMaker {
   private openReleaseMaps(release: string): ReleaseMaps | null {
     // A release name is a stranger's text: it must name a directory inside releaseMaps, nothing else.
     const dir = path.resolve(this.maps.releaseMaps!, release);
-    const inside = path.dirname(dir) === path.resolve(this.maps.releaseMaps!) && release !== '.' && release !== '..';
+    const inside = path.dirname(dir) === path.resolve(this.maps.releaseMaps!) && isReleaseName(release);
     if (!inside || !fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
       this.stats_.releasesWithoutMaps.push(release);
       return null;
@@ -147,8 +148,8 @@ export class Ingester {
   private readonly maker: RowMaker;
   private batch: TraceRows[] = [];
   private writing: Promise<void> = Promise.resolve();
-  /** Functions and stacks of traces found already stored, not yet written with another trace. */
-  private carried: Pick<TraceRows, 'functions' | 'stacks'> = { functions: [], stacks: [] };
+  /** Functions and stacks of traces found already stored, by id, not yet written with another trace. */
+  private carried = { functions: new Map<string, FunctionRow>(), stacks: new Map<string, StackRow>() };
   private readonly counts = { ingested: 0, duplicates: 0, rejected: 0 };
   /** Stats of rows made elsewhere (ingest workers), added to the summary. */
   private readonly otherStats: IdentifyStats[] = [];
@@ -175,7 +176,7 @@ export class Ingester {
       ...this.counts,
       frames: sum('frames'),
       mapped: sum('mapped'),
-      releasesWithoutMaps: [...new Set(stats.flatMap((s) => s.releasesWithoutMaps))],
+      releasesWithoutMaps: [...new Set(stats.flatMap((s) => s.releasesWithoutMaps))].filter((r) => !stats.some((s) => s.releasesWithMaps.includes(r))),
       mapsFetched: sum('mapsFetched'),
       mapFetchFailures: sum('mapFetchFailures'),
       mapFetchErrors: stats.flatMap((s) => s.mapFetchErrors).slice(0, 10),
@@ -218,6 +219,11 @@ export class Ingester {
     this.counts.rejected++;
   }
 
+  /** Waits for the batch being written, whatever comes of it: before giving up on an ingest, so that the store is not closed under a write. */
+  async settle(): Promise<void> {
+    await this.writing.catch(() => {});
+  }
+
   /** Writes what is buffered, after the batch being written. */
   async flush(): Promise<void> {
     const batch = this.batch;
@@ -239,8 +245,8 @@ export class Ingester {
     for (const rows of batch) {
       if (stored.has(rows.trace.traceId)) {
         // Its functions and stacks go with the next trace written: later rows may leave them out (NewFunctionsAndStacks).
-        this.carried.functions.push(...rows.functions);
-        this.carried.stacks.push(...rows.stacks);
+        for (const f of rows.functions) this.carried.functions.set(f.functionId, f);
+        for (const s of rows.stacks) this.carried.stacks.set(s.stackId, s);
         continue;
       }
       stored.add(rows.trace.traceId);
@@ -248,9 +254,9 @@ export class Ingester {
     }
     if (fresh.length > 0) {
       const { functions, stacks } = this.carried;
-      fresh[0] = { ...fresh[0], functions: [...fresh[0].functions, ...functions], stacks: [...fresh[0].stacks, ...stacks] };
+      fresh[0] = { ...fresh[0], functions: [...fresh[0].functions, ...functions.values()], stacks: [...fresh[0].stacks, ...stacks.values()] };
       await this.store.write(fresh);
-      this.carried = { functions: [], stacks: [] };
+      this.carried = { functions: new Map(), stacks: new Map() };
     }
     this.counts.duplicates += batch.length - fresh.length;
     this.counts.ingested += fresh.length;
@@ -270,10 +276,6 @@ export interface IngestFilesOptions extends MapsOptions {
   workers?: number;
 }
 
-/**
- * Reads the files and writes their traces to the store, in file order. With `workers`, that many
- * worker threads read, validate and identify the files while this thread writes.
- */
 /** Runs `work` with a directory for the maps fetched through `maps.mapsUrl` (none without), removed after. */
 async function withFetchedMapsDir<T>(maps: MapsOptions, work: (dir: string | undefined) => Promise<T>): Promise<T> {
   const dir = maps.mapsUrl ? fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-fetched-maps-')) : undefined;
@@ -284,23 +286,47 @@ async function withFetchedMapsDir<T>(maps: MapsOptions, work: (dir: string | und
   }
 }
 
+/**
+ * One file's rows, as `ingestFiles` takes them (in this thread or a worker): read and validated, its
+ * maps fetched, identified, with the functions and stacks given before left out; null when the file
+ * is rejected (said through `onRejected`).
+ */
+export async function rowsOfFile(
+  file: string,
+  maker: Pick<RowMaker, 'prepare' | 'rowsOf'>,
+  fresh: NewFunctionsAndStacks,
+  options: Pick<IngestFilesOptions, 'limits' | 'onRejected'>,
+): Promise<TraceRows | null> {
+  const document = readOrReport(file, options);
+  if (!document) return null;
+  await maker.prepare(document);
+  return fresh.of(maker.rowsOf(document));
+}
+
+/**
+ * Reads the files and writes their traces to the store, in file order. With `workers`, that many
+ * worker threads read, validate and identify the files while this thread writes.
+ */
 export async function ingestFiles(store: Store, files: string[], options: IngestFilesOptions = {}): Promise<IngestSummary> {
   return withFetchedMapsDir(options, async (fetchedMapsDir) => {
     const ingester = new Ingester(store, options, options.batchSize ?? DEFAULT_FILES_BATCH, options.now, fetchedMapsDir && path.join(fetchedMapsDir, 'main'));
-    if ((options.workers ?? 0) > 0 && files.length > 0) {
-      await ingestInWorkers(ingester, files, options, fetchedMapsDir);
-    } else {
-      const fresh = new NewFunctionsAndStacks();
-      for (let i = 0; i < files.length; i++) {
-        const document = readOrReport(files[i], options);
-        if (document) {
-          await ingester.prepare(document);
-          await ingester.addRows(fresh.of(ingester.rowsOf(document)));
-        } else ingester.reject();
-        options.onFile?.(i + 1, files.length);
+    try {
+      if ((options.workers ?? 0) > 0 && files.length > 0) {
+        await ingestInWorkers(ingester, files, options, fetchedMapsDir);
+      } else {
+        const fresh = new NewFunctionsAndStacks();
+        for (let i = 0; i < files.length; i++) {
+          const rows = await rowsOfFile(files[i], ingester, fresh, options);
+          if (rows) await ingester.addRows(rows);
+          else ingester.reject();
+          options.onFile?.(i + 1, files.length);
+        }
       }
+      await ingester.flush();
+    } catch (error) {
+      await ingester.settle();
+      throw error;
     }
-    await ingester.flush();
     return ingester.summary;
   });
 }

@@ -142,8 +142,14 @@ describe('source maps fetched from a configured place (mapsUrl)', () => {
     // A URL parser resolves '..' in a script's URL itself ('/a/%2e%2e/secret.js' is '/secret.js'); an encoded slash stays in its segment.
     const other = path.join(root, 'escape-path.json');
     fs.writeFileSync(other, JSON.stringify({ meta: { release: '2026.11.1' }, trace: { ...trace, resources: ['https://cdn.shop.example/a/%2e%2e/%2e%2e/secret.js?x=/../..', 'https://cdn.shop.example/b/..%2F..%2Fkey.js'] } }));
+    // A release that is a dot segment would be resolved by the URL itself; a malformed escape cannot be decoded.
+    const dots = path.join(root, 'escape-dots.json');
+    fs.writeFileSync(dots, JSON.stringify({ meta: { release: '..' }, trace: { ...trace, resources: ['https://cdn.shop.example/static/app.js'] } }));
+    const malformed = path.join(root, 'escape-malformed.json');
+    fs.writeFileSync(malformed, JSON.stringify({ meta: { release: '2026.11.1' }, trace: { ...trace, resources: ['https://cdn.shop.example/%zz/app.js'] } }));
     requests.length = 0;
-    await ingestFiles(await DuckDBStore.open(':memory:'), [file, other], { mapsUrl: `${origin}/maps/{release}/{path}.map` });
+    const summary = await ingestFiles(await DuckDBStore.open(':memory:'), [file, other, dots, malformed], { mapsUrl: `${origin}/maps/{release}/{path}.map` });
+    expect(summary).toMatchObject({ ingested: 4, rejected: 0 });
     // The release is one encoded segment; a path segment that decodes to one with a slash is not looked up.
     expect(requests).toEqual(['/maps/..%2F..%2Fetc/app.js.map', '/maps/2026.11.1/secret.js.map']);
   });

@@ -112,11 +112,12 @@ function flameAsTrace(flame: FlameGraph, functions: FlameGraph['functions'] = fl
   const ids = Object.keys(functions);
   const frameOf = new Map(ids.map((id, i) => [id, i]));
   const files = [...new Set(ids.map((id) => functions[id].file).filter((f) => f !== ''))];
+  const resourceOf = new Map(files.map((file, i) => [file, i]));
   const trace: ProfilerTrace = {
     resources: files,
     frames: ids.map((id) => {
       const { name, file } = functions[id];
-      return file === '' ? { name } : { name, resourceId: files.indexOf(file) };
+      return file === '' ? { name } : { name, resourceId: resourceOf.get(file)! };
     }),
     stacks: [],
     samples: [],

@@ -17,6 +17,9 @@ export interface ClickHouseSchemaOptions {
 
 export const DEFAULT_SCHEMA: ClickHouseSchemaOptions = { database: 'jsprof', rawDays: 30, rollupDays: 400 };
 
+/** The layout of these tables, recorded in `jsprof_store`; a store of another layout is refused rather than misread. */
+export const SCHEMA_VERSION = 2;
+
 const LABELS = 'day Date, release LowCardinality(String), page LowCardinality(String), browser LowCardinality(String)';
 const LABEL_KEY = 'release, page, browser, day';
 /** Inserts per table whose tokens ClickHouse remembers. */

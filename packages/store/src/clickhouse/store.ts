@@ -4,7 +4,7 @@ import type { Labels, TraceRows } from '../rows';
 import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
 import { ClickHouseExecutor } from './executor';
 import { hashText } from '../hash';
-import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, schemaStatements } from './schema';
+import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, SCHEMA_VERSION, schemaStatements } from './schema';
 
 /** A string literal as ClickHouse reads it: backslash and quote escaped. */
 const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -28,6 +28,21 @@ export class ClickHouseStore implements Store {
   static async open(executor: ClickHouseExecutor, options: Partial<ClickHouseSchemaOptions> = {}): Promise<ClickHouseStore> {
     const schema = { ...DEFAULT_SCHEMA, ...options };
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema.database)) throw new Error(`${schema.database}: not a plain database name`);
+    const db = schema.database;
+    const exists = async (table: string) => Number((await executor.query(`EXISTS TABLE ${db}.${table}`))[0]?.result) === 1;
+    // Stores written before the layout had a number (raw stacks as objects, no deduplication windows) are layout 1.
+    const version = (await exists('jsprof_store'))
+      ? Number((await executor.query(`SELECT max(schema_version) AS v FROM ${db}.jsprof_store`))[0].v)
+      : (await exists('traces'))
+        ? 1
+        : null;
+    if (version !== null && version !== SCHEMA_VERSION) {
+      throw new Error(`${executor.description}, database ${db}: a store written by another version of jsprof (layout ${version}; this one reads ${SCHEMA_VERSION}): ingest the trace files into a new database`);
+    }
+    // The layout's number first: a store whose making was cut short is finished by the next open.
+    await executor.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
+    await executor.command(`CREATE TABLE IF NOT EXISTS ${db}.jsprof_store (schema_version UInt32) ENGINE = ReplacingMergeTree ORDER BY schema_version`);
+    if (version === null) await executor.insert(`${db}.jsprof_store`, [{ schema_version: SCHEMA_VERSION }]);
     for (const statement of schemaStatements(schema)) await executor.command(statement);
     const column = async (sql: string) => (await executor.query(sql)).map((row) => String(Object.values(row)[0]));
     const functions = new WrittenIds(await column(`SELECT DISTINCT function_id FROM ${schema.database}.functions`));
@@ -60,7 +75,7 @@ export class ClickHouseStore implements Store {
     // are skipped (with the rollups their views add) instead of counted twice. The dictionaries
     // need no name: they are ReplacingMergeTree, where a row written twice is one row.
     const batch = hashText(traces.map((t) => t.trace.traceId).join(','));
-    const once = (table: string) => ({ insert_deduplication_token: `${batch}-${table}` });
+    const once = (table: string) => ({ insert_deduplication_token: `${batch}-${table}`, deduplicate_blocks_in_dependent_materialized_views: 1 });
     // Dictionaries first: a query never finds time for a function or stack it cannot name.
     await this.executor.insert(`${this.db}.functions`, functions.map((f: FunctionRow) => ({ function_id: f.functionId, file: f.file, name: f.name })));
     await this.executor.insert(`${this.db}.stacks`, stacks.map((s: StackRow) => ({ stack_id: s.stackId, parent_id: s.parentId, function_id: s.functionId, function_ids: s.functionIds })));

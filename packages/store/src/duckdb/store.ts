@@ -19,7 +19,8 @@ const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 const MAX_CACHED_IDS = 1_000_000;
 
-const labelsKey = (labels: Labels) => `${labels.day}\n${labels.release}\n${labels.page}\n${labels.browser}`;
+// Labels are a stranger's text: joined by JSON, no two sets of them make one key.
+const labelsKey = (labels: Labels) => JSON.stringify([labels.day, labels.release, labels.page, labels.browser]);
 
 /** Adds a row's values to columns. */
 function push(columns: unknown[][], ...values: unknown[]): void {
@@ -34,8 +35,9 @@ export class DuckDBStore implements Store {
     private readonly connection: DuckDBConnection,
     private readonly writtenFunctions: WrittenIds,
     private readonly writtenStacks: WrittenIds,
-    /** The number of each set of labels written, by labelsKey. */
+    /** The number of each set of labels written, by labelsKey, and the next number. */
     private readonly labelIds: Map<string, number>,
+    private nextLabelId: number,
     file: string,
   ) {
     this.description = `DuckDB ${file}`;
@@ -51,22 +53,31 @@ export class DuckDBStore implements Store {
     // The newest storage format: it compresses long strings (the raw traces) with zstd, ten times smaller here.
     const instance = await api.DuckDBInstance.create(file, { storage_compatibility_version: 'latest' });
     const connection = await instance.connect();
-    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
-    const tables = new Set((await rows('SELECT table_name FROM duckdb_tables()')).map((r) => String(r.table_name)));
-    // Stores written before the layout had a number (traces with their labels as columns) are layout 1.
-    const version = tables.has(VERSION_TABLE.name) ? Number((await rows(`SELECT max(schema_version) AS v FROM ${VERSION_TABLE.name}`))[0].v) : tables.has(TRACES.name) ? 1 : null;
-    if (version !== null && version !== SCHEMA_VERSION) {
+    try {
+      const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+      const tables = new Set((await rows('SELECT table_name FROM duckdb_tables()')).map((r) => String(r.table_name)));
+      // Stores written before the layout had a number (traces with their labels as columns) are layout 1.
+      const version = tables.has(VERSION_TABLE.name) ? Number((await rows(`SELECT max(schema_version) AS v FROM ${VERSION_TABLE.name}`))[0].v) : tables.has(TRACES.name) ? 1 : null;
+      if (version !== null && version !== SCHEMA_VERSION) throw new Error(`${file}: a store written by another version of jsprof (layout ${version}; this one reads ${SCHEMA_VERSION}): ingest the trace files into a new store`);
+      if (version === null) {
+        // One transaction: a store is made whole, with its layout's number, or not at all.
+        await connection.run('BEGIN TRANSACTION');
+        for (const table of TABLES) await connection.run(createTableSql(table, api));
+        await connection.run(`INSERT INTO ${VERSION_TABLE.name} VALUES (${SCHEMA_VERSION})`);
+        await connection.run('COMMIT');
+      }
+      const column = async (sql: string) => (await rows(sql)).map((row) => String(Object.values(row)[0]));
+      const functions = new WrittenIds(await column('SELECT function_id FROM functions'));
+      const stacks = new WrittenIds(await column('SELECT stack_id FROM stacks'));
+      const labelRows = await rows('SELECT label_id, day, release, page, browser FROM labels');
+      const labels = new Map(labelRows.map((r) => [labelsKey({ day: String(r.day), release: String(r.release), page: String(r.page), browser: String(r.browser) }), Number(r.label_id)]));
+      const nextLabelId = 1 + labelRows.reduce((max, r) => Math.max(max, Number(r.label_id)), 0);
+      return new DuckDBStore(api, instance, connection, functions, stacks, labels, nextLabelId, file);
+    } catch (error) {
       connection.closeSync();
       instance.closeSync();
-      throw new Error(`${file}: a store written by another version of jsprof (layout ${version}; this one reads ${SCHEMA_VERSION}): ingest the trace files into a new store`);
+      throw error;
     }
-    for (const table of TABLES) await connection.run(createTableSql(table, api));
-    if (version === null) await connection.run(`INSERT INTO ${VERSION_TABLE.name} VALUES (${SCHEMA_VERSION})`);
-    const column = async (sql: string) => (await rows(sql)).map((row) => String(Object.values(row)[0]));
-    const functions = new WrittenIds(await column('SELECT function_id FROM functions'));
-    const stacks = new WrittenIds(await column('SELECT stack_id FROM stacks'));
-    const labels = new Map((await rows('SELECT label_id, day, release, page, browser FROM labels')).map((r) => [labelsKey({ day: String(r.day), release: String(r.release), page: String(r.page), browser: String(r.browser) }), Number(r.label_id)]));
-    return new DuckDBStore(api, instance, connection, functions, stacks, labels, file);
   }
 
   async storedTraces(traceIds: string[]): Promise<Set<string>> {
@@ -87,7 +98,7 @@ export class DuckDBStore implements Store {
         const key = labelsKey(trace);
         let labelId = this.labelIds.get(key);
         if (labelId === undefined) {
-          labelId = this.labelIds.size + 1;
+          labelId = this.nextLabelId++;
           this.labelIds.set(key, labelId);
           newLabels.push(key);
           push(labels.values, labelId, this.day(trace.day), trace.release, trace.page, trace.browser);
@@ -113,11 +124,11 @@ export class DuckDBStore implements Store {
       await appendColumns(this.connection, this.api, stackColumns);
       await this.connection.run('COMMIT');
     } catch (error) {
-      await this.connection.run('ROLLBACK');
-      // Rolled back: a retry of these rows writes them again.
+      // Not written: a retry of these rows writes them again (forgotten first, in case the rollback fails too).
       for (const key of newLabels) this.labelIds.delete(key);
       this.writtenFunctions.forget(functions);
       this.writtenStacks.forget(stacks);
+      await this.connection.run('ROLLBACK').catch(() => {});
       throw error;
     }
   }

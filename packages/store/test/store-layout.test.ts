@@ -1,7 +1,9 @@
-/** A DuckDB store records its layout: a store of another layout is refused with a message, never misread. */
+/** A store records its layout: a store of another layout is refused with a message, never misread. */
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDBStore } from '../src/duckdb/store';
+import { ClickHouseStore } from '../src/clickhouse/store';
+import { chdbExecutor } from '../src/clickhouse/executor';
 import { ingestFiles } from '../src/ingest';
 import { topFunctions } from '../src/queries';
 import { writeFieldTraces } from './field-traces';
@@ -44,4 +46,19 @@ test('a store of the earlier layout (labels as columns of traces) is refused, an
   const tables = (await (await reopened.connect()).runAndReadAll('SELECT table_name FROM duckdb_tables()')).getRowObjectsJson();
   expect(tables).toEqual([{ table_name: 'traces' }]);
   reopened.closeSync();
+});
+
+test('a ClickHouse store of the earlier layout is refused; a new one opens again', async () => {
+  const dir = tempDir('ch-layout');
+  const old = chdbExecutor(path.join(dir, 'old'));
+  await old.command('CREATE DATABASE IF NOT EXISTS jsprof');
+  await old.command('CREATE TABLE jsprof.traces (trace_id UInt64) ENGINE = MergeTree ORDER BY trace_id');
+  await expect(ClickHouseStore.open(old)).rejects.toThrow(/database jsprof: a store written by another version of jsprof \(layout 1; this one reads 2\)/);
+  await old.close();
+  const fresh = chdbExecutor(path.join(dir, 'new'));
+  await (await ClickHouseStore.open(fresh)).close();
+  const again = chdbExecutor(path.join(dir, 'new'));
+  const store = await ClickHouseStore.open(again);
+  expect(await again.query('SELECT count() AS n, max(schema_version) AS v FROM jsprof.jsprof_store')).toEqual([{ n: '1', v: 2 }]);
+  await store.close();
 });
