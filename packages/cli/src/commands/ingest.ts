@@ -44,7 +44,11 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
         .argParser(mapsUrl),
     )
     .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_FILES_BATCH)
-    .option('--workers <n>', 'threads that read and identify trace files while the store is written (0: none)', wholeNumber('--workers', 0), DEFAULT_WORKERS)
+    .addOption(
+      new Option('--workers <n>', 'threads that read and identify trace files while the store is written (0: none)')
+        .argParser(wholeNumber('--workers', 0))
+        .default(DEFAULT_WORKERS, 'one per core, up to 4'),
+    )
     .addOption(maxFileSizeOption())
     .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, mapsFetched, mapFetchFailures, mapFetchErrors, ms} on stdout')
     .addHelpText('after', HELP)
