@@ -20,14 +20,13 @@ dt { color: #666; } dd { margin: 0; word-break: break-all; }
 #tip { position: fixed; z-index: 1; max-width: 40em; padding: .4em .6em; background: #fffbe6; border: 1px solid #aaa; box-shadow: 0 2px 6px #0003; pointer-events: none; word-break: break-all; }
 #tip b { display: block; }
 .tree { font: 12px/1.5 ui-monospace, monospace; border: 1px solid #ddd; padding: .3em 0; overflow-x: auto; }
-.tree summary { list-style: none; cursor: pointer; }
-.tree summary::-webkit-details-marker { display: none; }
 .row { display: grid; grid-template-columns: 5.5em 5.5em 1fr; white-space: nowrap; }
 .row:hover { background: #f0f4ff; }
+.row[aria-expanded] { cursor: pointer; }
 .num { text-align: right; padding-right: 1em; }
 .fn::before { display: inline-block; width: 1.2em; content: ''; }
-details > summary .fn::before { content: '▸'; }
-details[open] > summary .fn::before { content: '▾'; }
+.row[aria-expanded=false] .fn::before { content: '▸'; }
+.row[aria-expanded=true] .fn::before { content: '▾'; }
 .where { color: #777; margin-left: 1em; }
 .heading { color: #666; font-weight: bold; }
 #compare table { border-collapse: collapse; font: 12px/1.5 ui-monospace, monospace; }
@@ -247,9 +246,11 @@ export const SCRIPT = `(function () {
     drawFlame();
   }
 
-  // Call trees: rows built when their parent is first opened.
+  // Call trees: one flat list of rows per tree, each indented by its depth; opening a row inserts its
+  // children's rows after it, closing removes its rows. Nested elements would be simpler, but a
+  // recursive parser's 1,500 open levels, each nesting elements, crashed Chromium's tab.
   function row(node, depth) {
-    var line = el('span', 'row');
+    var line = el('div', 'row');
     line.appendChild(el('span', 'num', share(node.total)));
     line.appendChild(el('span', 'num', share(node.self)));
     var fn = el('span', 'fn', nameOf(node));
@@ -257,65 +258,89 @@ export const SCRIPT = `(function () {
     fn.appendChild(el('span', 'where', whereOf(node)));
     line.appendChild(fn);
     line.title = nameOf(node) + ' ' + whereOf(node) + ': total ' + duration(node.total) + ', self ' + duration(node.self);
+    line.setAttribute('role', 'treeitem');
+    line.setAttribute('aria-level', String(depth + 1));
+    if (node.children.length) line.setAttribute('aria-expanded', 'false');
     return line;
   }
 
-  // Top-down, paths that hold at least this share of the time start open, down to this depth: each
-  // open level nests two elements, and a recursive parser's 1,500 open levels crashed Chromium's tab.
+  // Top-down, paths that hold at least this share of the time start open, down to this depth.
   var OPEN_SHARE = 0.2;
   var OPEN_DEPTH = 64;
-
-  function treeItem(node, depth, openHot) {
-    if (!node.children.length) {
-      var leaf = el('div', 'leaf');
-      leaf.appendChild(row(node, depth));
-      return leaf;
-    }
-    var details = el('details');
-    var summary = el('summary');
-    summary.appendChild(row(node, depth));
-    details.appendChild(summary);
-    var filled = false;
-    function fill() {
-      if (filled) return;
-      filled = true;
-      appendItems(details, node.children, depth + 1, openHot);
-    }
-    details.addEventListener('toggle', function () { if (details.open) fill(); });
-    if (openHot && depth < OPEN_DEPTH && node.total >= OPEN_SHARE * data.busy) {
-      details.open = true;
-      fill();
-    }
-    return details;
-  }
-
   // Rows are made ROWS at a time, the rest behind a "… n more" button: a trace of 300,000 functions
   // has as many bottom-up roots, and making them all did not finish in a minute.
   var ROWS = 200;
 
-  function appendItems(container, nodes, depth, openHot) {
-    var shown = 0;
-    var more = el('button', 'more');
-    more.type = 'button';
-    function showMore() {
-      for (var end = Math.min(nodes.length, shown + ROWS); shown < end; shown++) container.insertBefore(treeItem(nodes[shown], depth, openHot), more);
-      if (shown < nodes.length) more.textContent = '\u2026 ' + (nodes.length - shown) + ' more';
-      else more.remove();
+  // What each row shows: its node and depth, and the elements it put after it (its children's rows
+  // and a "more" button), whose own rows follow each of them.
+  var rowState = new WeakMap();
+
+  function showChildren(state, after) {
+    var children = state.node.children;
+    var made = [];
+    for (var end = Math.min(children.length, state.count + ROWS); state.count < end; state.count++) {
+      var line = row(children[state.count], state.depth + 1);
+      rowState.set(line, { node: children[state.count], depth: state.depth + 1, hot: state.hot, count: 0, shown: [] });
+      after.after(line);
+      after = line;
+      state.shown.push(line);
+      made.push(line);
     }
-    more.addEventListener('click', showMore);
-    more.style.marginLeft = depth * 1.2 + 'em';
-    container.appendChild(more);
-    showMore();
+    if (state.count < children.length) {
+      var more = el('button', 'more', '\u2026 ' + (children.length - state.count) + ' more');
+      more.type = 'button';
+      more.style.marginLeft = (state.depth + 1) * 1.2 + 'em';
+      more.addEventListener('click', function () {
+        state.shown.splice(state.shown.indexOf(more), 1);
+        var before = more.previousElementSibling;
+        more.remove();
+        showChildren(state, before);
+      });
+      after.after(more);
+      state.shown.push(more);
+    }
+    made.forEach(function (line) {
+      var s = rowState.get(line);
+      if (s.hot && s.depth < OPEN_DEPTH && s.node.total >= OPEN_SHARE * data.busy) open(line);
+    });
+  }
+
+  function open(line) {
+    var state = rowState.get(line);
+    if (!state.node.children.length || line.getAttribute('aria-expanded') === 'true') return;
+    line.setAttribute('aria-expanded', 'true');
+    showChildren(state, line);
+  }
+
+  function close(line) {
+    var state = rowState.get(line);
+    line.setAttribute('aria-expanded', 'false');
+    var work = state.shown;
+    state.shown = [];
+    state.count = 0;
+    while (work.length) {
+      var shown = work.pop();
+      var below = rowState.get(shown);
+      if (below) Array.prototype.push.apply(work, below.shown);
+      shown.remove();
+    }
   }
 
   function fillTree(id, root, openHot) {
     var tree = document.getElementById(id);
+    tree.setAttribute('role', 'tree');
     var heading = el('div', 'row heading');
     heading.appendChild(el('span', 'num', 'total'));
     heading.appendChild(el('span', 'num', 'self'));
     heading.appendChild(el('span', '', 'function'));
     tree.appendChild(heading);
-    appendItems(tree, root.children, 0, openHot);
+    tree.addEventListener('click', function (event) {
+      var line = event.target.closest && event.target.closest('.row[aria-expanded]');
+      if (!line) return;
+      if (line.getAttribute('aria-expanded') === 'true') close(line);
+      else open(line);
+    });
+    showChildren({ node: root, depth: -1, hot: openHot, count: 0, shown: [] }, heading);
   }
 
   function showComparison() {
