@@ -87,10 +87,10 @@ export async function ingestInWorkers(ingester: Ingester, files: string[], optio
     for (let i = 0; i < count; i++) workers.push(new IngestWorker({ ...setup, fetchedMapsDir: fetchedMapsDir && path.join(fetchedMapsDir, `worker-${i}`) }));
     while (next < files.length || requests.length > 0) {
       while (next < files.length && requests.length < workers.length * QUEUED_PER_WORKER) request();
-      const { files: count, reply } = requests.shift()!;
+      const { files: asked, reply } = requests.shift()!;
       const { rows, rejected } = await reply;
       for (const message of rejected) options.onRejected?.(message);
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < asked; i++) {
         const traceRows = rows[i];
         if (traceRows) await ingester.addRows(traceRows);
         else ingester.reject();
