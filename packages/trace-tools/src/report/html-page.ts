@@ -260,7 +260,10 @@ export const SCRIPT = `(function () {
     line.title = nameOf(node) + ' ' + whereOf(node) + ': total ' + duration(node.total) + ', self ' + duration(node.self);
     line.setAttribute('role', 'treeitem');
     line.setAttribute('aria-level', String(depth + 1));
-    if (node.children.length) line.setAttribute('aria-expanded', 'false');
+    if (node.children.length) {
+      line.setAttribute('aria-expanded', 'false');
+      line.tabIndex = 0; // opened and closed from the keyboard too, as the <details> rows were
+    }
     return line;
   }
 
@@ -334,11 +337,16 @@ export const SCRIPT = `(function () {
     heading.appendChild(el('span', 'num', 'self'));
     heading.appendChild(el('span', '', 'function'));
     tree.appendChild(heading);
-    tree.addEventListener('click', function (event) {
+    function toggle(event) {
       var line = event.target.closest && event.target.closest('.row[aria-expanded]');
-      if (!line) return;
+      if (!line) return false;
       if (line.getAttribute('aria-expanded') === 'true') close(line);
       else open(line);
+      return true;
+    }
+    tree.addEventListener('click', toggle);
+    tree.addEventListener('keydown', function (event) {
+      if ((event.key === 'Enter' || event.key === ' ') && toggle(event)) event.preventDefault();
     });
     showChildren({ node: root, depth: -1, hot: openHot, count: 0, shown: [] }, heading);
   }
