@@ -15,12 +15,12 @@
  *
  *   node bench/aggregate.js [--traces N] [--keep]   (--keep: leave the last data set's traces in the temp directory)
  */
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { ROOT, JSPROF, fieldSamples, random, recordSeeds, siteResources, traceOf } = require('./field-traces');
+const { ROOT, fieldSamples, random, recordSeeds, siteResources, traceOf } = require('./field-traces');
+const { jsprofMeasured } = require('./peak-rss');
 
 const OUT = path.join(__dirname, 'out');
 const SEED_PROGRAMS = ['fixtures/demo/index.mjs', 'fixtures/programs/caller-work.js', 'fixtures/programs/phases.js'].map((file) => path.join(ROOT, file));
@@ -73,18 +73,11 @@ function generate(dir, seeds, queryPerTrace) {
   return { bytes, broken };
 }
 
-/** Runs `jsprof aggregate` with this file preloaded to report the child's peak RSS. */
-function aggregate(dir, args, rssFile) {
-  const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ['--require', __filename, JSPROF, 'aggregate', dir, '--json', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, JSPROF_BENCH_RSS: rssFile },
-    maxBuffer: 512 * MB,
-  });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+/** Runs `jsprof aggregate` in a fresh process, with its time and peak RSS. */
+function aggregate(dir, args) {
+  const { run, seconds, maxRssMb } = jsprofMeasured(['aggregate', dir, '--json', ...args], { maxBuffer: 512 * MB });
   if (run.status === null || !run.stdout) throw new Error(`jsprof aggregate failed (${run.signal ?? run.status}): ${run.stderr}`);
-  return { seconds, status: run.status, stderr: run.stderr, result: JSON.parse(run.stdout), maxRssMb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024 };
+  return { seconds, status: run.status, stderr: run.stderr, result: JSON.parse(run.stdout), maxRssMb };
 }
 
 /**
@@ -105,7 +98,7 @@ function benchDataSet(work, seeds, set) {
   return set.runs.map((args) => {
     const label = ['jsprof aggregate', ...args].join(' ');
     log(`running ${label}`);
-    const run = aggregate(traces, args, path.join(work, 'rss'));
+    const run = aggregate(traces, args);
     const { all } = run.result;
     if (run.status !== (broken ? 1 : 0) || run.result.rejected !== broken || all.traces !== TRACES - broken) {
       throw new Error(`${label}: expected ${broken} rejected and ${TRACES - broken} merged with exit status ${broken ? 1 : 0}; got ${run.result.rejected}, ${all.traces}, ${run.status}`);
@@ -159,10 +152,4 @@ function main() {
   }
 }
 
-if (require.main === module) {
-  main();
-} else if (process.env.JSPROF_BENCH_RSS) {
-  // Preloaded into the child: report its peak resident set size (kB) when it exits.
-  const rssFile = process.env.JSPROF_BENCH_RSS;
-  process.on('exit', () => fs.writeFileSync(rssFile, String(process.resourceUsage().maxRSS)));
-}
+main();

@@ -21,13 +21,13 @@
  *
  * Results go to bench/out/store.json.
  */
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const zlib = require('node:zlib');
 const { Worker, isMainThread, workerData } = require('node:worker_threads');
-const { ROOT, JSPROF, fieldSamples, hotFunction, random, recordSeeds, siteResources, stackOfFunction, traceOf } = require('./field-traces');
+const { ROOT, fieldSamples, hotFunction, random, recordSeeds, siteResources, stackOfFunction, traceOf } = require('./field-traces');
+const { jsprofMeasured } = require('./peak-rss');
 
 const OUT = path.join(__dirname, 'out');
 const MB = 1024 * 1024;
@@ -137,17 +137,10 @@ function diskBytes(target) {
   return fs.readdirSync(target).reduce((sum, name) => sum + diskBytes(path.join(target, name)), 0);
 }
 
-function ingest(traces, store, rssFile) {
-  const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ['--require', __filename, JSPROF, 'ingest', traces, '--store', store, '--json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, JSPROF_BENCH_RSS: rssFile },
-  });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+function ingest(traces, store) {
+  const { run, seconds, maxRssMb } = jsprofMeasured(['ingest', traces, '--store', store, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
   if (run.status !== 0) throw new Error(`jsprof ingest failed (${run.signal ?? run.status})`);
-  return { seconds, summary: JSON.parse(run.stdout), maxRssMb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024 };
+  return { seconds, summary: JSON.parse(run.stdout), maxRssMb };
 }
 
 async function timed(work) {
@@ -175,7 +168,7 @@ async function queries(target, slowName) {
       'diff R-1 R': await timed(() => diffFunctions(store, { release: before }, { release: SLOW_RELEASE }, 20)),
     };
     const top = runs['diff R-1 R'].result.functions[0];
-    if (top?.name !== slowName) throw new Error(`diff's top row is ${top?.name}, not the slowed ${slowName}`);
+    if (top?.name !== slowName) throw new Error(`diff's top row is ${top?.name}, not the slowed ${slowName} (the slowdown needs tens of thousands of traces to stand out of the noise)`);
     return Object.fromEntries(Object.entries(runs).map(([name, run]) => [name, run.ms]));
   } finally {
     await store.close();
@@ -199,7 +192,7 @@ async function main() {
       const engine = targets[key];
       if (!engine) throw new Error(`unknown engine ${key} (duckdb, chdb)`);
       log(`ingesting into ${engine.name}`);
-      const { seconds, summary, maxRssMb } = ingest(tracesDir, engine.target, path.join(work, 'rss'));
+      const { seconds, summary, maxRssMb } = ingest(tracesDir, engine.target);
       if (summary.ingested !== traces) throw new Error(`${engine.name}: ${summary.ingested} of ${traces} traces ingested`);
       log(`querying ${engine.name}`);
       const queriesMs = await queries(engine.target, generated.slowFunction);
@@ -234,8 +227,4 @@ if (!isMainThread && workerData?.generate) {
     log(error.stack);
     process.exit(1);
   });
-} else if (isMainThread && process.env.JSPROF_BENCH_RSS) {
-  // Preloaded into the child: report its peak resident set size (kB) when it exits.
-  const rssFile = process.env.JSPROF_BENCH_RSS;
-  process.on('exit', () => fs.writeFileSync(rssFile, String(process.resourceUsage().maxRSS)));
 }

@@ -213,12 +213,12 @@ export function traceRows(document: TraceDocument, identified: IdentifiedTrace, 
   const { stackSamples, idleSamples } = countSamples(trace);
   const busySamples = trace.samples.length - idleSamples;
   const times = timesOf(trace, frameFunctions, stackSamples, interval);
-  const reached = times.functions.filter((_, i) => times.totalMs[i] > 0);
-  const reachedIndex = times.functions.flatMap((_, i) => (times.totalMs[i] > 0 ? [i] : []));
+  // The functions the samples reached: those with time under them.
+  const reached = times.functions.flatMap((_, i) => (times.totalMs[i] > 0 ? [i] : []));
   const functionTimes: FunctionTimes = {
-    functionIds: reached.map((fn) => fn.functionId),
-    selfMs: Float64Array.from(reachedIndex, (i) => times.selfMs[i]),
-    totalMs: Float64Array.from(reachedIndex, (i) => times.totalMs[i]),
+    functionIds: reached.map((i) => times.functions[i].functionId),
+    selfMs: Float64Array.from(reached, (i) => times.selfMs[i]),
+    totalMs: Float64Array.from(reached, (i) => times.totalMs[i]),
   };
   // Stacks of the trace that are one stack of the store (frames of one function at two lines) give one row.
   const usedStackRows = new Set<StackRow>();
@@ -235,7 +235,7 @@ export function traceRows(document: TraceDocument, identified: IdentifiedTrace, 
 
   return {
     trace: { traceId, ...labels, meta, intervalMs: interval, samples: trace.samples.length, busySamples, idleSamples, busyMs: busySamples * interval, idleMs: idleSamples * interval },
-    functions: reached,
+    functions: reached.map((i) => times.functions[i]),
     stacks: [...usedStackRows],
     functionTimes,
     stackTimes,

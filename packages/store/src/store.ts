@@ -61,6 +61,20 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The table where a store records the number of its layout. */
+export const LAYOUT_TABLE = 'jsprof_store';
+
+/**
+ * The layout a store was made with, as both engines tell it: the number it records, 1 for a store
+ * made before layouts were numbered (traces but no record), null for a new one. A store of another
+ * layout than `reads` is refused, never misread; `where` names it in the message.
+ */
+export async function storeLayout(has: (table: string) => Promise<boolean>, recorded: () => Promise<number>, reads: number, where: string): Promise<number | null> {
+  const found = (await has(LAYOUT_TABLE)) ? await recorded() : (await has('traces')) ? 1 : null;
+  if (found !== null && found !== reads) throw new Error(`${where}: a store written by another version of jsprof (layout ${found}; this one reads ${reads}): ingest the trace files into a new store`);
+  return found;
+}
+
 /** A list of ids for SQL's `IN (…)`: numbers, checked as such (NULL for none). */
 export const idList = (list: string[]): string => (list.length ? list.map((id) => `${BigInt(id)}`).join(', ') : 'NULL');
 

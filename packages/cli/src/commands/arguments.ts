@@ -13,6 +13,15 @@ export function wholeNumber(name: string, min: number) {
   };
 }
 
+/** A commander parser for an option that must be a number from `min` to `max`; `problem` says what it must be (bad usage otherwise). */
+export function numberIn(min: number, max: number, problem: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(problem);
+    return n;
+  };
+}
+
 /** Which functions get checks, and where (`run` and `instrument`): the flags @jsprof/policy's option table gives. */
 export function withPlacementOptions(command: Command): Command {
   for (const { name, flag } of OPTIONS) {

@@ -1,13 +1,9 @@
 /** `jsprof instrument`: checks inserted into prebuilt files, their maps chained, and sampled pages if asked. */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { instrumentFiles } from '../bundles';
-import { placementFrom, withPlacementOptions } from './arguments';
+import { numberIn, placementFrom, withPlacementOptions } from './arguments';
 
-function rate(value: string) {
-  const n = Number(value);
-  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be a number from 0 to 1 (the fraction of page loads profiled).');
-  return n;
-}
+const rate = numberIn(0, 1, 'must be a number from 0 to 1 (the fraction of page loads profiled).');
 
 export function addInstrumentCommand(program: Command, setExitCode: (code: number) => void): void {
   withPlacementOptions(program.command('instrument'))

@@ -1,6 +1,6 @@
 /** `jsprof report`: a trace read as the hottest functions, as call trees, or as a self-contained HTML page. */
 import * as path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import {
   DEFAULT_MIN_SHARE,
   DEFAULT_TOP_CHILDREN,
@@ -15,6 +15,7 @@ import {
 } from '@jsprof/trace-tools';
 import { writeAtomic } from '../files';
 import { SOURCE_MAPS_HELP, withSourceMaps } from './symbolicate';
+import { numberIn, wholeNumber } from './arguments';
 
 interface ReportOptions {
   view: ReportView;
@@ -23,18 +24,6 @@ interface ReportOptions {
   json?: boolean;
   html?: string;
   sourceMaps?: string;
-}
-
-function positiveWholeNumber(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('--top must be a whole number ≥ 1.');
-  return n;
-}
-
-function percentage(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('--min-share must be a percentage from 0 to 100.');
-  return n;
 }
 
 const MORE_HELP = `
@@ -63,8 +52,8 @@ export function addReportCommand(program: Command, _setExitCode: (code: number) 
     .description('Print the hottest functions of a trace or its call trees (top-down, bottom-up), or write an HTML report with a flame graph.')
     .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it)')
     .addOption(new Option('--view <view>', 'what to print').choices(VIEWS).default('functions'))
-    .option('--top <n>', `functions: how many to list (default ${DEFAULT_TOP_FUNCTIONS}); trees: most children shown under each node (default ${DEFAULT_TOP_CHILDREN})`, positiveWholeNumber)
-    .option('--min-share <percent>', 'trees: hide nodes under this share of the busy samples', percentage, 100 * DEFAULT_MIN_SHARE)
+    .option('--top <n>', `functions: how many to list (default ${DEFAULT_TOP_FUNCTIONS}); trees: most children shown under each node (default ${DEFAULT_TOP_CHILDREN})`, wholeNumber('--top', 1))
+    .option('--min-share <percent>', 'trees: hide nodes under this share of the busy samples', numberIn(0, 100, '--min-share must be a percentage from 0 to 100.'), 100 * DEFAULT_MIN_SHARE)
     .addOption(new Option('--json', 'print the view as JSON on stdout (shape below)').conflicts('html'))
     .addOption(new Option('--html <file>', 'write a self-contained HTML report (flame graph, both call trees) instead of printing a view').conflicts(['view', 'top', 'minShare']))
     .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)

@@ -1,13 +1,9 @@
 /** `jsprof run`: a Node program instrumented as its modules load, profiled whole. */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { run } from '../run';
-import { placementFrom, wholeNumber, withPlacementOptions } from './arguments';
+import { numberIn, placementFrom, wholeNumber, withPlacementOptions } from './arguments';
 
-function nonNegative(value: string) {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number of milliseconds ≥ 0.');
-  return n;
-}
+const milliseconds = numberIn(0, Infinity, 'must be a number of milliseconds ≥ 0.');
 
 export function addRunCommand(program: Command, setExitCode: (code: number) => void): void {
   withPlacementOptions(program.command('run'))
@@ -15,7 +11,7 @@ export function addRunCommand(program: Command, setExitCode: (code: number) => v
     .argument('<script>', 'the program to run')
     .argument('[args...]', 'arguments passed to the program')
     .option('-o, --out <file>', 'where to write the trace (JSON, the JS Self-Profiling API format)', 'jsprof-trace.json')
-    .option('--sample-interval <ms>', 'sampling interval in ms: a multiple of 10, or down to 1 (rounded up to a whole ms)', nonNegative, 10)
+    .option('--sample-interval <ms>', 'sampling interval in ms: a multiple of 10, or down to 1 (rounded up to a whole ms)', milliseconds, 10)
     .option('--max-buffer-size <n>', 'most samples to keep', wholeNumber('--max-buffer-size', 0), 1_000_000)
     .option('--top <n>', 'how many functions the report lists', wholeNumber('--top', 1), 15)
     .option('-q, --quiet', 'print no report')

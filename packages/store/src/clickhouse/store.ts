@@ -1,7 +1,7 @@
 /** The store for scale: ClickHouse, through an executor (a server with @clickhouse/client, or chdb in-process). */
 import type { FunctionRow, StackRow } from '../identity';
 import type { Labels, TraceRows } from '../rows';
-import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
+import { Filter, FunctionTotalsRow, GroupBy, LAYOUT_TABLE, StackTotalsRow, Store, ViewCountsRow, WrittenIds, storeLayout, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
 import { ClickHouseExecutor } from './executor';
 import { hashText } from '../hash';
 import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, SCHEMA_VERSION, schemaStatements } from './schema';
@@ -29,20 +29,14 @@ export class ClickHouseStore implements Store {
     const schema = { ...DEFAULT_SCHEMA, ...options };
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema.database)) throw new Error(`${schema.database}: not a plain database name`);
     const db = schema.database;
-    const exists = async (table: string) => Number((await executor.query(`EXISTS TABLE ${db}.${table}`))[0]?.result) === 1;
-    // Stores written before the layout had a number (raw stacks as objects, no deduplication windows) are layout 1.
-    const version = (await exists('jsprof_store'))
-      ? Number((await executor.query(`SELECT max(schema_version) AS v FROM ${db}.jsprof_store`))[0].v)
-      : (await exists('traces'))
-        ? 1
-        : null;
-    if (version !== null && version !== SCHEMA_VERSION) {
-      throw new Error(`${executor.description}, database ${db}: a store written by another version of jsprof (layout ${version}; this one reads ${SCHEMA_VERSION}): ingest the trace files into a new database`);
-    }
+    const has = async (table: string) => Number((await executor.query(`EXISTS TABLE ${db}.${table}`))[0]?.result) === 1;
+    const recorded = async () => Number((await executor.query(`SELECT max(schema_version) AS v FROM ${db}.${LAYOUT_TABLE}`))[0].v);
+    // Layout 1 kept raw stacks as objects, and its tables have no deduplication windows.
+    const version = await storeLayout(has, recorded, SCHEMA_VERSION, `${executor.description}, database ${db}`);
     // The layout's number first: a store whose making was cut short is finished by the next open.
     await executor.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
-    await executor.command(`CREATE TABLE IF NOT EXISTS ${db}.jsprof_store (schema_version UInt32) ENGINE = ReplacingMergeTree ORDER BY schema_version`);
-    if (version === null) await executor.insert(`${db}.jsprof_store`, [{ schema_version: SCHEMA_VERSION }]);
+    await executor.command(`CREATE TABLE IF NOT EXISTS ${db}.${LAYOUT_TABLE} (schema_version UInt32) ENGINE = ReplacingMergeTree ORDER BY schema_version`);
+    if (version === null) await executor.insert(`${db}.${LAYOUT_TABLE}`, [{ schema_version: SCHEMA_VERSION }]);
     for (const statement of schemaStatements(schema)) await executor.command(statement);
     const column = async (sql: string) => (await executor.query(sql)).map((row) => String(Object.values(row)[0]));
     const functions = new WrittenIds(await column(`SELECT DISTINCT function_id FROM ${schema.database}.functions`));

@@ -5,6 +5,7 @@
  * directly; there are no rollups.
  */
 import type { DuckDBAppender, DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { LAYOUT_TABLE } from '../store';
 
 type DuckDBApi = typeof import('@duckdb/node-api');
 
@@ -35,7 +36,7 @@ export const STACKS: Table = { name: 'stacks', columns: [['stack_id', UBIGINT], 
 
 /** The layout of these tables; a store records it, and one of another layout is refused rather than misread. */
 export const SCHEMA_VERSION = 2;
-export const VERSION_TABLE: Table = { name: 'jsprof_store', columns: [['schema_version', INTEGER]] };
+const VERSION_TABLE: Table = { name: LAYOUT_TABLE, columns: [['schema_version', INTEGER]] };
 
 export const TABLES = [LABELS, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, RAW_TRACES, FUNCTIONS, STACKS, VERSION_TABLE];
 

@@ -2,8 +2,8 @@
 import type { DuckDBConnection, DuckDBDateValue, DuckDBInstance } from '@duckdb/node-api';
 import type { FunctionRow } from '../identity';
 import type { Labels, TraceRows } from '../rows';
-import { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow, WrittenIds, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
-import { Columns, FUNCTIONS, LABELS, RAW_TRACES, SCHEMA_VERSION, STACKS, TABLES, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, VERSION_TABLE, appendColumns, createTableSql } from './schema';
+import { Filter, FunctionTotalsRow, GroupBy, LAYOUT_TABLE, StackTotalsRow, Store, ViewCountsRow, WrittenIds, storeLayout, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
+import { Columns, FUNCTIONS, LABELS, RAW_TRACES, SCHEMA_VERSION, STACKS, TABLES, TRACES, TRACE_FUNCTIONS, TRACE_STACKS, appendColumns, createTableSql } from './schema';
 
 type DuckDBApi = typeof import('@duckdb/node-api');
 
@@ -56,14 +56,13 @@ export class DuckDBStore implements Store {
     try {
       const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
       const tables = new Set((await rows('SELECT table_name FROM duckdb_tables()')).map((r) => String(r.table_name)));
-      // Stores written before the layout had a number (traces with their labels as columns) are layout 1.
-      const version = tables.has(VERSION_TABLE.name) ? Number((await rows(`SELECT max(schema_version) AS v FROM ${VERSION_TABLE.name}`))[0].v) : tables.has(TRACES.name) ? 1 : null;
-      if (version !== null && version !== SCHEMA_VERSION) throw new Error(`${file}: a store written by another version of jsprof (layout ${version}; this one reads ${SCHEMA_VERSION}): ingest the trace files into a new store`);
+      // Layout 1 kept the labels as columns of traces.
+      const version = await storeLayout(async (table) => tables.has(table), async () => Number((await rows(`SELECT max(schema_version) AS v FROM ${LAYOUT_TABLE}`))[0].v), SCHEMA_VERSION, file);
       if (version === null) {
         // One transaction: a store is made whole, with its layout's number, or not at all.
         await connection.run('BEGIN TRANSACTION');
         for (const table of TABLES) await connection.run(createTableSql(table, api));
-        await connection.run(`INSERT INTO ${VERSION_TABLE.name} VALUES (${SCHEMA_VERSION})`);
+        await connection.run(`INSERT INTO ${LAYOUT_TABLE} VALUES (${SCHEMA_VERSION})`);
         await connection.run('COMMIT');
       }
       const column = async (sql: string) => (await rows(sql)).map((row) => String(Object.values(row)[0]));
