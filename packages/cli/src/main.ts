@@ -11,6 +11,7 @@ import { addCacheCommand } from './commands/cache';
 import { addIngestCommand } from './commands/ingest';
 import { addQueryCommand } from './commands/query';
 import { addServeCommand } from './commands/serve';
+import { addSchemaCommand } from './commands/schema';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command();
@@ -36,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   addIngestCommand(program, setExitCode);
   addQueryCommand(program, setExitCode);
   addServeCommand(program, setExitCode);
+  addSchemaCommand(program, setExitCode);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { writeFieldTraces } from '../../store/test/field-traces';
 import { RELEASES, build, traceOf } from '../../store/test/releases';
+import { chdbExecutor } from '../../store/src/clickhouse/executor';
 import { BIN, jsprof, tempDir } from './helpers';
 
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
@@ -151,6 +152,31 @@ test('ingest --maps-url without {release} or {path}: bad usage', () => {
   const run = jsprof(['ingest', traces, '--store', path.join(dir, 'x.duckdb'), '--maps-url', 'https://maps.internal/{path}.map']);
   expect(run.status).toBe(2);
   expect(run.stderr).toMatch(/names no \{release\}/);
+});
+
+test('schema prints the statements a store is made with; run first, they set how long rows are kept (chdb)', async () => {
+  const run = jsprof(['schema', '--raw-days', '90', '--rollup-days', '800']);
+  expect(run.status).toBe(0);
+  const statements = run.stdout.split(/;\n(?:\n|$)/).filter((s) => s.trim() !== '');
+  expect(statements.length).toBeGreaterThan(10);
+  const storeDir = path.join(dir, 'kept');
+  const made = chdbExecutor(storeDir);
+  for (const statement of statements) await made.command(statement);
+  await made.close();
+  const ingest = jsprof(['ingest', traces, '--store', `chdb:${storeDir}`, '--json']);
+  expect(JSON.parse(ingest.stdout)).toMatchObject({ ingested: 400 });
+  const opened = chdbExecutor(storeDir);
+  const created = async (table: string) => String((await opened.query(`SHOW CREATE TABLE jsprof.${table}`))[0].statement);
+  expect(await created('trace_functions')).toMatch(/TTL day \+ toIntervalDay\(90\)/);
+  expect(await created('functions_daily')).toMatch(/TTL day \+ toIntervalDay\(800\)/);
+  await opened.close();
+  const top = json(['query', 'top', '--store', `chdb:${storeDir}`, '--json']);
+  expect(top.all.traces).toBe(400);
+
+  const cluster = jsprof(['schema', '--cluster', '{cluster}']);
+  expect(cluster.stdout).toMatch(/CREATE TABLE IF NOT EXISTS jsprof\.traces ON CLUSTER '\{cluster\}' AS jsprof\.traces_local\n\s+ENGINE = Distributed\('\{cluster\}', jsprof, traces_local, trace_id\);/);
+  expect(jsprof(['schema', '--no-on-cluster']).status).toBe(2);
+  expect(jsprof(['schema', '--database', 'a;b']).status).toBe(2);
 });
 
 describe('bad usage exits 2, a store that is not there 1', () => {

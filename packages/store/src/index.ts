@@ -12,8 +12,8 @@ export { NOISE_FACTOR, diffFunctions, flameGraph, topFunctions } from './queries
 export type { DiffResult, DiffRow, DiffSide, FlameGraph, FlameNode, TopFunction, TopResult, TopView } from './queries';
 export { DuckDBStore } from './duckdb/store';
 export { ClickHouseStore } from './clickhouse/store';
-export { DEFAULT_SCHEMA, schemaStatements } from './clickhouse/schema';
-export type { ClickHouseSchemaOptions } from './clickhouse/schema';
+export { DEFAULT_SCHEMA, clusterSchemaStatements, schemaStatements } from './clickhouse/schema';
+export type { ClickHouseSchemaOptions, ClusterSchemaOptions } from './clickhouse/schema';
 export { chdbExecutor, clickhouseClientExecutor } from './clickhouse/executor';
 export type { ClickHouseExecutor } from './clickhouse/executor';
 export { openStore } from './open';

@@ -70,7 +70,9 @@ export const LAYOUT_TABLE = 'jsprof_store';
  * layout than `reads` is refused, never misread; `where` names it in the message.
  */
 export async function storeLayout(has: (table: string) => Promise<boolean>, recorded: () => Promise<number>, reads: number, where: string): Promise<number | null> {
-  const found = (await has(LAYOUT_TABLE)) ? await recorded() : (await has('traces')) ? 1 : null;
+  // An empty layout table is a store whose making was cut short, or a cluster's schema made before
+  // the store first opened it: the layout is recorded now.
+  const found = (await has(LAYOUT_TABLE)) ? (await recorded()) || null : (await has('traces')) ? 1 : null;
   if (found !== null && found !== reads) throw new Error(`${where}: a store written by another version of jsprof (layout ${found}; this one reads ${reads}): ingest the trace files into a new store`);
   return found;
 }

@@ -54,10 +54,13 @@ interface ChdbSession {
   close(): void;
 }
 
-/** ClickHouse in this process (the npm package chdb), its data in `dir` (a temporary directory when omitted). */
-export function chdbExecutor(dir?: string): ClickHouseExecutor {
+/**
+ * ClickHouse in this process (the npm package chdb), its data in `dir` (a temporary directory when
+ * omitted); `engineArguments` as on a `clickhouse local` command line (`--config-file=…`).
+ */
+export function chdbExecutor(dir?: string, engineArguments: string[] = []): ClickHouseExecutor {
   const { Session } = requireOptional<{ Session: new (path?: string, options?: object) => ChdbSession }>('chdb', 'an in-process ClickHouse store');
-  const session = new Session(dir, { connectionArgs: ['--output_format_json_quote_64bit_integers=1'] });
+  const session = new Session(dir, { connectionArgs: ['--output_format_json_quote_64bit_integers=1', ...engineArguments] });
   return {
     description: `chdb ${dir ?? '(temporary)'}`,
     command: async (sql) => {

@@ -4,7 +4,7 @@ import type { Labels, TraceRows } from '../rows';
 import { Filter, FunctionTotalsRow, GroupBy, LAYOUT_TABLE, StackTotalsRow, Store, ViewCountsRow, WrittenIds, storeLayout, filterSql, functionRowsFrom, idList, functionTotalsFrom, viewCountsFrom } from '../store';
 import { ClickHouseExecutor } from './executor';
 import { hashText } from '../hash';
-import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, SCHEMA_VERSION, schemaStatements } from './schema';
+import { ClickHouseSchemaOptions, DEFAULT_SCHEMA, SCHEMA_VERSION, layoutTableStatement, schemaStatements } from './schema';
 
 /** A string literal as ClickHouse reads it: backslash and quote escaped. */
 const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -27,7 +27,8 @@ export class ClickHouseStore implements Store {
   /** Creates the schema if it is missing, and opens the store. */
   static async open(executor: ClickHouseExecutor, options: Partial<ClickHouseSchemaOptions> = {}): Promise<ClickHouseStore> {
     const schema = { ...DEFAULT_SCHEMA, ...options };
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema.database)) throw new Error(`${schema.database}: not a plain database name`);
+    // Made first: it refuses a database name or a retention it cannot write.
+    const statements = schemaStatements(schema);
     const db = schema.database;
     const has = async (table: string) => Number((await executor.query(`EXISTS TABLE ${db}.${table}`))[0]?.result) === 1;
     const recorded = async () => Number((await executor.query(`SELECT max(schema_version) AS v FROM ${db}.${LAYOUT_TABLE}`))[0].v);
@@ -35,9 +36,9 @@ export class ClickHouseStore implements Store {
     const version = await storeLayout(has, recorded, SCHEMA_VERSION, `${executor.description}, database ${db}`);
     // The layout's number first: a store whose making was cut short is finished by the next open.
     await executor.command(`CREATE DATABASE IF NOT EXISTS ${db}`);
-    await executor.command(`CREATE TABLE IF NOT EXISTS ${db}.${LAYOUT_TABLE} (schema_version UInt32) ENGINE = ReplacingMergeTree ORDER BY schema_version`);
+    await executor.command(layoutTableStatement(db));
     if (version === null) await executor.insert(`${db}.${LAYOUT_TABLE}`, [{ schema_version: SCHEMA_VERSION }]);
-    for (const statement of schemaStatements(schema)) await executor.command(statement);
+    for (const statement of statements) await executor.command(statement);
     const column = async (sql: string) => (await executor.query(sql)).map((row) => String(Object.values(row)[0]));
     const functions = new WrittenIds(await column(`SELECT DISTINCT function_id FROM ${schema.database}.functions`));
     const stacks = new WrittenIds(await column(`SELECT DISTINCT stack_id FROM ${schema.database}.stacks`));
@@ -69,10 +70,12 @@ export class ClickHouseStore implements Store {
     // are skipped (with the rollups their views add) instead of counted twice. The dictionaries
     // need no name: they are ReplacingMergeTree, where a row written twice is one row.
     const batch = hashText(traces.map((t) => t.trace.traceId).join(','));
-    const once = (table: string) => ({ insert_deduplication_token: `${batch}-${table}`, deduplicate_blocks_in_dependent_materialized_views: 1 });
+    // On a cluster, an insert returns once its rows are in the shards' tables, not queued for them.
+    const inShards = { distributed_foreground_insert: 1 };
+    const once = (table: string) => ({ ...inShards, insert_deduplication_token: `${batch}-${table}`, deduplicate_blocks_in_dependent_materialized_views: 1 });
     // Dictionaries first: a query never finds time for a function or stack it cannot name.
-    await this.executor.insert(`${this.db}.functions`, functions.map((f: FunctionRow) => ({ function_id: f.functionId, file: f.file, name: f.name })));
-    await this.executor.insert(`${this.db}.stacks`, stacks.map((s: StackRow) => ({ stack_id: s.stackId, parent_id: s.parentId, function_id: s.functionId, function_ids: s.functionIds })));
+    await this.executor.insert(`${this.db}.functions`, functions.map((f: FunctionRow) => ({ function_id: f.functionId, file: f.file, name: f.name })), inShards);
+    await this.executor.insert(`${this.db}.stacks`, stacks.map((s: StackRow) => ({ stack_id: s.stackId, parent_id: s.parentId, function_id: s.functionId, function_ids: s.functionIds })), inShards);
     await this.executor.insert(`${this.db}.raw_traces`, traces.map(({ raw }) => ({ trace_id: raw.traceId, day: raw.day, raw: raw.raw })), once('raw_traces'));
     await this.executor.insert(
       `${this.db}.trace_functions`,
@@ -119,7 +122,7 @@ export class ClickHouseStore implements Store {
       SELECT totals.*, names.name AS name, names.file AS file
       FROM totals
       JOIN (SELECT function_id, any(name) AS name, any(file) AS file FROM ${this.db}.functions
-            WHERE function_id IN (SELECT function_id FROM totals) GROUP BY function_id) AS names USING (function_id)`);
+            WHERE function_id GLOBAL IN (SELECT function_id FROM totals) GROUP BY function_id) AS names USING (function_id)`);
     return functionTotalsFrom(rows);
   }
 
@@ -129,7 +132,7 @@ export class ClickHouseStore implements Store {
       SELECT totals.stack_id AS stack_id, chains.function_ids AS function_ids, totals.ms AS ms
       FROM totals
       JOIN (SELECT stack_id, any(function_ids) AS function_ids FROM ${this.db}.stacks
-            WHERE stack_id IN (SELECT stack_id FROM totals) GROUP BY stack_id) AS chains USING (stack_id)`);
+            WHERE stack_id GLOBAL IN (SELECT stack_id FROM totals) GROUP BY stack_id) AS chains USING (stack_id)`);
     return rows.map((r) => ({ stackId: String(r.stack_id), functionIds: (r.function_ids as unknown[]).map(String), ms: Number(r.ms) }));
   }
 
