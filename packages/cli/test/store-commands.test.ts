@@ -119,15 +119,20 @@ test('ingest writes the same store with worker threads as without, and names the
   expect(flame3).toBe(flame0);
 });
 
-test('ingest --maps-url fetches each release\'s source maps from an artifact server, in worker threads or not', async () => {
+test('ingest --maps-url fetches each release\'s source maps from an artifact server once, in worker threads or not', async () => {
   const builds = path.join(dir, 'builds');
-  const files = Object.entries(RELEASES).map(([release, source]) => {
-    const file = path.join(dir, `mapped-${release}.json`);
-    fs.writeFileSync(file, JSON.stringify({ meta: { release }, trace: traceOf(build(builds, release, source)) }));
-    return file;
-  });
+  // 40 traces of each release: with 32 files to a worker's request, both workers meet both releases.
+  const PER_RELEASE = 40;
+  const mapped = path.join(dir, 'mapped');
+  fs.mkdirSync(mapped);
+  for (const [release, source] of Object.entries(RELEASES)) {
+    const trace = traceOf(build(builds, release, source));
+    for (let i = 0; i < PER_RELEASE; i++) fs.writeFileSync(path.join(mapped, `${release}-${i}.json`), JSON.stringify({ meta: { release, page: `/p${i}` }, trace }));
+  }
   // The artifact server: /maps/<release>/<script path>.map
+  const asked: string[] = [];
   const server = http.createServer((req, res) => {
+    asked.push(req.url!);
     const found = /^\/maps\/([^/]+)\/\1\/(app-\1\.js\.map)$/.exec(req.url!);
     if (!found) return void res.writeHead(404).end();
     res.writeHead(200).end(fs.readFileSync(path.join(builds, found[1], 'dist', found[2])));
@@ -135,13 +140,17 @@ test('ingest --maps-url fetches each release\'s source maps from an artifact ser
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const template = `http://127.0.0.1:${(server.address() as AddressInfo).port}/maps/{release}/{path}.map`;
+    const traces = 2 * PER_RELEASE;
     for (const workers of ['0', '2']) {
+      asked.length = 0;
       const store = path.join(dir, `mapped-${workers}.duckdb`);
       // Not spawnSync: this process serves the maps meanwhile.
-      const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'ingest', ...files, '--store', store, '--maps-url', template, '--workers', workers, '--json']);
-      expect(JSON.parse(stdout)).toMatchObject({ ingested: 2, frames: 4, mapped: 4, mapsFetched: 2, mapFetchFailures: 0 });
+      const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'ingest', mapped, '--store', store, '--maps-url', template, '--workers', workers, '--json']);
+      expect(JSON.parse(stdout)).toMatchObject({ ingested: traces, frames: 2 * traces, mapped: 2 * traces, mapsFetched: 2, mapFetchFailures: 0 });
+      // Each map asked for once, whichever thread needed it first.
+      expect(asked.sort()).toEqual(Object.keys(RELEASES).map((release) => `/maps/${release}/${release}/app-${release}.js.map`).sort());
       const top = json(['query', 'top', '--store', store, '--json']);
-      expect(top.all.functions.map((f: any) => [f.name, f.file, f.traces])).toEqual([['paint', 'src/app.js', 2], ['render', 'src/app.js', 2]]);
+      expect(top.all.functions.map((f: any) => [f.name, f.file, f.traces])).toEqual([['paint', 'src/app.js', traces], ['render', 'src/app.js', traces]]);
     }
   } finally {
     server.close();

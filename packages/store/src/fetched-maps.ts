@@ -3,12 +3,16 @@
  * an artifact server rather than next to the ingest. The place is a URL template with `{release}`
  * and `{path}` (the script URL's path), e.g. `https://maps.internal/{release}/{path}.map`. Each
  * map is fetched once per release and script and kept in a temporary directory laid out as an
- * uploaded release is (`<dir>/<n>/<path>.map`), where `SourceMaps` reads it: a map's relative
- * `sources` resolve the same way, so a function has the same id whichever way its maps came.
+ * uploaded release is (`<dir>/<hash of the release>/<path>.map`), where `SourceMaps` reads it: a
+ * map's relative `sources` resolve the same way, so a function has the same id whichever way its
+ * maps came. The ingest's worker threads share the directory: a map one of them fetched, or found
+ * missing (`<path>.map.none`), is not asked for again by the others.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { SourceMaps } from '@jsprof/trace-tools';
+import { hashText } from './hash';
 import type { ReleaseMaps } from './identity';
 
 const FETCH_TIMEOUT_MS = 10_000;
@@ -73,7 +77,7 @@ export class FetchedMaps {
   failures = 0;
   readonly failed: string[] = [];
 
-  /** `root`: a directory for the maps, removed by the caller when ingest ends. */
+  /** `root`: a directory for the maps, shared by the ingest's threads and removed by the caller when ingest ends. */
   constructor(
     private readonly template: string,
     private readonly root: string,
@@ -85,27 +89,20 @@ export class FetchedMaps {
   async fetchFor(release: string, scripts: string[]): Promise<void> {
     if (!isReleaseName(release)) return;
     let entry = this.releases.get(release);
-    if (!entry) this.releases.set(release, (entry = { dir: path.join(this.root, String(this.releases.size)), tried: new Set(), found: 0, maps: null }));
+    if (!entry) this.releases.set(release, (entry = { dir: path.join(this.root, hashText(release)), tried: new Set(), found: 0, maps: null }));
     let added = false;
     for (const script of scripts) {
       if (entry.tried.has(script) || entry.tried.size >= MAX_SCRIPTS_PER_RELEASE) continue;
       entry.tried.add(script);
       const segments = pathSegments(script);
       if (!segments) continue;
+      const file = path.join(entry.dir, ...segments.slice(0, -1), `${segments[segments.length - 1]}.map`);
       // The release and the path are a stranger's text: each goes in encoded, the release as one segment.
       const url = this.template.replace(/\{release\}/g, encodeURIComponent(release)).replace(/\{path\}/g, segments.map(encodeURIComponent).join('/'));
-      const text = await this.fetchText(url);
-      if (text === null) continue;
-      try {
-        const file = path.join(entry.dir, ...segments.slice(0, -1), `${segments[segments.length - 1]}.map`);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, text);
-      } catch (error) {
-        this.fail(url, `cannot be kept (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-        continue;
-      }
+      const kept = await this.fetchOnce(url, file);
+      if (kept === 'none') continue;
+      if (kept === 'fetched') this.fetched++;
       entry.found++;
-      this.fetched++;
       added = true;
     }
     // Read again from the directory when it gained a map: SourceMaps lists its files once.
@@ -121,6 +118,55 @@ export class FetchedMaps {
   releasesFound(): { withMaps: string[]; withoutMaps: string[] } {
     const all = [...this.releases];
     return { withMaps: all.filter(([, e]) => e.found > 0).map(([r]) => r), withoutMaps: all.filter(([, e]) => e.found === 0).map(([r]) => r) };
+  }
+
+  /**
+   * The map at `url` kept in `file`, fetched by this thread or another of the ingest (whichever
+   * claims `<file>.lock` first fetches; the others wait for its outcome), or 'none': not there, or
+   * not to be had (counted once, by the thread that tried).
+   */
+  private async fetchOnce(url: string, file: string): Promise<'fetched' | 'shared' | 'none'> {
+    const outcome = () => (fs.existsSync(file) ? 'shared' : fs.existsSync(`${file}.none`) ? 'none' : null);
+    const known = outcome();
+    if (known) return known;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.closeSync(fs.openSync(`${file}.lock`, 'wx'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        this.cannotKeep(url, error);
+        return 'none';
+      }
+      // Another thread is fetching it: its outcome comes within its fetch's time limit.
+      const deadline = Date.now() + FETCH_TIMEOUT_MS + 5_000;
+      while (Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const shared = outcome();
+        if (shared) return shared;
+      }
+      return 'none';
+    }
+    const text = await this.fetchText(url);
+    try {
+      if (text === null) {
+        fs.writeFileSync(`${file}.none`, '');
+        return 'none';
+      }
+      // Whole or not at all, for the other threads that may read it at any moment.
+      const partial = `${file}.${process.pid}-${threadId}.tmp`;
+      fs.writeFileSync(partial, text);
+      fs.renameSync(partial, file);
+      return 'fetched';
+    } catch (error) {
+      this.cannotKeep(url, error);
+      // So that the others stop waiting; if even this cannot be written, they wait out the time limit.
+      fs.writeFile(`${file}.none`, '', () => {});
+      return 'none';
+    }
+  }
+
+  private cannotKeep(url: string, error: unknown): void {
+    this.fail(url, `cannot be kept (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 
   private fail(url: string, reason: string): null {

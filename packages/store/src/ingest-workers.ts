@@ -66,7 +66,7 @@ class IngestWorker {
   }
 }
 
-/** `fetchedMapsDir`: with `options.mapsUrl`, where the workers keep the maps they fetch (each in its own directory). */
+/** `fetchedMapsDir`: with `options.mapsUrl`, where the workers keep the maps they fetch (one directory for all). */
 export async function ingestInWorkers(ingester: Ingester, files: string[], options: IngestFilesOptions, fetchedMapsDir?: string): Promise<void> {
   const setup: WorkerSetup = { sourceMaps: options.sourceMaps, releaseMaps: options.releaseMaps, mapsUrl: options.mapsUrl, limits: options.limits, now: (options.now ?? new Date()).getTime() };
   const count = Math.min(options.workers!, Math.ceil(files.length / FILES_PER_REQUEST));
@@ -84,7 +84,7 @@ export async function ingestInWorkers(ingester: Ingester, files: string[], optio
     requests.push({ files: chunk.length, reply });
   };
   try {
-    for (let i = 0; i < count; i++) workers.push(new IngestWorker({ ...setup, fetchedMapsDir: fetchedMapsDir && path.join(fetchedMapsDir, `worker-${i}`) }));
+    for (let i = 0; i < count; i++) workers.push(new IngestWorker({ ...setup, fetchedMapsDir }));
     while (next < files.length || requests.length > 0) {
       while (next < files.length && requests.length < workers.length * QUEUED_PER_WORKER) request();
       const { files: asked, reply } = requests.shift()!;

@@ -309,7 +309,7 @@ export async function rowsOfFile(
  */
 export async function ingestFiles(store: Store, files: string[], options: IngestFilesOptions = {}): Promise<IngestSummary> {
   return withFetchedMapsDir(options, async (fetchedMapsDir) => {
-    const ingester = new Ingester(store, options, options.batchSize ?? DEFAULT_FILES_BATCH, options.now, fetchedMapsDir && path.join(fetchedMapsDir, 'main'));
+    const ingester = new Ingester(store, options, options.batchSize ?? DEFAULT_FILES_BATCH, options.now, fetchedMapsDir);
     try {
       if ((options.workers ?? 0) > 0 && files.length > 0) {
         await ingestInWorkers(ingester, files, options, fetchedMapsDir);
