@@ -40,10 +40,11 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
       if (warning) this.warn(`jsprof: ${warning}`);
       return result.changed ? { code: result.code, map: result.map } : null;
     },
-    // Function tables describe the scripts as they will run: after minification, from the final output.
+    // Function tables describe the scripts as they will run: after minification, from the final output,
+    // so after every other plugin's generateBundle (vite's rewrites its dynamic imports' preload lists there).
     // Each script says it has one (TABLE_REGISTRATION), at its end, outside any wrapper.
-    rollup: { generateBundle: emitFunctionTables(instrumenting), footer, ...(sampling && sampledRollup(sampling)) },
-    vite: { generateBundle: emitFunctionTables(instrumenting), footer, ...(sampling && sampledVite(sampling)) },
+    rollup: { generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledRollup(sampling)) },
+    vite: { generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledVite(sampling)) },
     esbuild: {
       setup(build) {
         if (build.initialOptions.write === false) return;

@@ -11,6 +11,7 @@ import type * as http from 'node:http';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { SourceMaps, symbolicate, validateTrace } from '@jsprof/trace-tools';
+import { FUNCTION_TABLE_SUFFIX, functionTable, parseJs } from '@jsprof/estree-instrument';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { JsprofWebpackPlugin, jsprofUnplugin } from '../src';
 import { buildApp, serve } from './app';
@@ -112,6 +113,18 @@ describe.each(BUNDLERS)('%s', (bundler) => {
     const slowPath = /([\w$]+) ?= ?[\w$]+\.s\b/.exec(code)?.[1];
     expect(slowPath).toBeDefined();
     expect(code.split(`delete ${slowPath}[1]`).length - 1).toBeGreaterThanOrEqual(1);
+  });
+
+  test("each script's function table describes it as written, dynamic imports' chunks and all", () => {
+    const tables = fs.readdirSync(path.join(root, bundler), { recursive: true }).map(String).filter((f) => f.endsWith(FUNCTION_TABLE_SUFFIX));
+    // The app's entry script and the chunk it imports on demand.
+    expect(tables.length).toBe(2);
+    for (const table of tables) {
+      const script = path.join(root, bundler, table.slice(0, -FUNCTION_TABLE_SUFFIX.length));
+      const code = fs.readFileSync(script, 'utf8');
+      const fromFinalOutput = functionTable(code, parseJs(code, script), fs.readFileSync(`${script}.map`, 'utf8'));
+      expect(JSON.parse(fs.readFileSync(path.join(root, bundler, table), 'utf8'))).toEqual(fromFinalOutput);
+    }
   });
 
   // A cross-origin isolated page samples from a thread; the others (most pages) by the count-down,
