@@ -157,7 +157,9 @@ export type StoredStacks = Pick<StackStore, 'frames' | 'stacks'>;
  * the previous check; where the caller is a function known to carry no checks (a one-line wrapper,
  * called over and over), that code is mostly not the caller's: such innermost frames are left out
  * down to a function known to carry checks, which takes the sample, as it takes the time of every
- * function without checks in other samples. Where the resolver does not know, nothing changes.
+ * function without checks in other samples. Built-ins are known to carry none (a one-line callback
+ * of `replace` hands the sample through `replace` to the function that called it). Where the
+ * resolver does not know, nothing changes.
  * (Measured on five programs against V8, bench/self-time.js: charging the function entered instead
  * was worse than leaving the wrapper innermost. The frames left out lose those samples from their
  * total too: a wrapper's total is under-counted.)
@@ -183,7 +185,9 @@ export function buildTrace(samples: HeldSample[], store: StoredStacks, resolve: 
     if (!named) {
       id = -1;
     } else {
+      // Built-ins never carry checks: a callback they call (Array.prototype.map's, String.prototype.replace's) is entered from them.
       if (named.instrumented !== undefined) checked.set(raw, named.instrumented);
+      else if (store.frames[raw].native) checked.set(raw, false);
       const frame: ProfilerFrame = { name: named.name };
       if (named.url !== undefined) {
         let resourceId = resourceIds.get(named.url);

@@ -198,6 +198,22 @@ describe('buildTrace', () => {
     expect(stackNames(unknown, unknown.samples[0].stackId)).toEqual(['eval', 'main', 'wrapper', 'getNode']);
   });
 
+  test('a sample at an entry check passes over built-ins too: a one-line callback of replace hands it to the caller of replace', () => {
+    // parse (instrumented) > replace (built-in) > (m) => expand(m) (no checks): expand's entry check took the sample.
+    const stack = [frame('', url, 7, 35), frame('replace', null), frame('parse', url, 2)];
+    const { store, ids } = storeWith(stack);
+    const resolve = (f: RawFrame) => {
+      const named = defaultResolver(f);
+      return named && f.url ? { ...named, instrumented: f.name === 'parse' } : named;
+    };
+    const trace = buildTrace([{ timestamp: 1, stack: ids[0], atEntry: true }], store, resolve);
+    expectValidTrace(trace);
+    expect(stackNames(trace, trace.samples[0].stackId)).toEqual(['parse']);
+    // The callback's checks unknown (a page without function tables): as captured.
+    const unknown = buildTrace([{ timestamp: 1, stack: ids[0], atEntry: true }], store, defaultResolver);
+    expect(stackNames(unknown, unknown.samples[0].stackId)).toEqual(['parse', 'replace', '']);
+  });
+
   test('different raw frames resolved to one frame are one frame and one stack', () => {
     const { store, ids } = storeWith([frame('f', url, 1, 1), frame('main', url)], [frame('f', url, 2, 2), frame('main', url)]);
     const trace = buildTrace(
