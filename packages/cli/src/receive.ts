@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import type { Store } from '@jsprof/store';
+import { TraceDocument, TraceError } from '@jsprof/trace-tools';
 import { removeStaleTempFiles, writeAtomic } from './files';
 import { BodyLimits, Refused, inflate, parseDocument, readBody } from './receive-body';
 import { DEFAULT_RATE_LIMIT, RateLimit, RateLimiter, clientOf, hasKey, normalizeOrigin } from './receive-guard';
@@ -95,13 +96,23 @@ export function traceReceiver(options: ReceiverOptions): TraceReceiver {
     const document = parseDocument(await inflate(await readBody(req, limits), limits.maxInflatedBytes));
     // From here on, nothing waits: the trace is accepted whole or not at all.
     if (writer?.full) throw new Refused(503, 'the store is behind; try again later', 5);
-    const rows = writer?.rowsOf(document);
+    const rows = writer && rowsOrRefused(writer, document);
     if (options.dir) {
       const file = path.join(options.dir, `${Date.now()}-${Math.random().toString(36).slice(2, 10)}.json`);
       writeAtomic(file, JSON.stringify(document));
       options.onTrace?.(file);
     }
     if (rows) writer!.add(rows);
+  }
+
+  function rowsOrRefused(store: NonNullable<typeof writer>, document: TraceDocument) {
+    try {
+      return store.rowsOf(document);
+    } catch (error) {
+      // A valid trace the store cannot take (stacks too deep for it).
+      if (error instanceof TraceError) throw new Refused(400, error.message);
+      throw error;
+    }
   }
 
   const handler = ((req, res) => {

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { DuckDBStore, Store, ingestFiles, topFunctions } from '@jsprof/store';
 import { ReceiverOptions, traceReceiver } from '../src/receive';
 import { tempDir } from './helpers';
@@ -53,7 +54,7 @@ async function start(options: ReceiverOptions) {
   const server = http.createServer(receiver);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const post = (data: string) => fetch(url, { method: 'POST', body: data });
+  const post = (data: string | Buffer, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', body: data, headers });
   const close = async () => {
     await new Promise((resolve) => server.close(resolve));
     return receiver.close();
@@ -122,4 +123,25 @@ test('a store still down at close: the traces are saved as files for jsprof inge
   // The same rows as if the store had taken them: ingesting them into the first store once it is back finds no duplicate.
   store.down = false;
   expect(await ingestFiles(store, files)).toMatchObject({ ingested: 3, duplicates: 0 });
+});
+
+test('a trace whose stacks are too deep for the store is refused with 400 and a reason, and nothing of it is kept', async () => {
+  const store = await openMemory();
+  const dir = tempDir('jsprof-receive-deep-');
+  const { post, close, receiver } = await start({ dir, store, storeOptions: { batchSize: 1, flushMs: 50 } });
+  // 5,000 nested stacks: 14 KB gzipped, 12.5 million frames along its stacks.
+  const stacks = Array.from({ length: 5000 }, (_, i) => (i === 0 ? { frameId: 0 } : { frameId: i % 2, parentId: i - 1 }));
+  const deep = { ...trace(0), stacks, samples: [{ timestamp: 1, stackId: 4999 }] };
+  const gzipped = zlib.gzipSync(JSON.stringify({ meta: { id: 1 }, trace: deep }));
+  try {
+    const refused = await post(gzipped, { 'content-encoding': 'gzip' });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/its stacks are too deep for a store: 12,502,500 frames counted along each stack/);
+    expect((await post(body(2))).status).toBe(204);
+    await until(() => receiver.status().store!.written >= 1, 'the good trace');
+  } finally {
+    expect(await close()).toEqual({ unwritten: 0 });
+  }
+  expect(await storedIds(store)).toEqual([2]);
+  expect(fs.readdirSync(dir)).toHaveLength(1);
 });

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProfilerTrace } from '@jsprof/runtime';
-import { SourceMaps, SymbolicateStats, symbolicate } from '@jsprof/trace-tools';
+import { SourceMaps, SymbolicateStats, TraceError, symbolicate } from '@jsprof/trace-tools';
 import { Hash64, functionId, hashToString, stackId, stringToHash } from './hash';
 
 export interface FunctionRow {
@@ -55,6 +55,27 @@ function stableFile(source: string, maps: ReleaseMaps | null): string {
 /** Most functions, and most stacks, whose ids are kept between traces. */
 const MAX_CACHED = 500_000;
 
+/**
+ * Most frames a trace's stacks may hold, each stack counted whole (its depth): every stack row
+ * carries its chain, so a trace costs this, not its size. A million takes every real trace (a
+ * recursive parser's 2,000 stacks average 50 deep; profilers capture 1,000 frames at most, V8's
+ * own 255) and refuses one of 10,000 nested stacks, 50 million frames from 300 KB.
+ */
+export const MAX_STACK_FRAMES = 1_000_000;
+
+/** Refuses a trace whose stacks hold more than MAX_STACK_FRAMES frames in all (see there). */
+function checkStackFrames(trace: ProfilerTrace): void {
+  const depth = new Uint32Array(trace.stacks.length);
+  let frames = 0;
+  trace.stacks.forEach((stack, i) => {
+    depth[i] = (stack.parentId === undefined ? 0 : depth[stack.parentId]) + 1;
+    frames += depth[i];
+  });
+  if (frames > MAX_STACK_FRAMES) {
+    throw new TraceError(`its stacks are too deep for a store: ${frames.toLocaleString('en-US')} frames counted along each stack, at most ${MAX_STACK_FRAMES.toLocaleString('en-US')}`);
+  }
+}
+
 interface Known<Row> {
   row: Row;
   hash: Hash64;
@@ -83,6 +104,7 @@ export class Identities {
       this.functions = new Map();
       this.cachedFunctions = 0;
     }
+    checkStackFrames(raw);
     const symbolicated = maps ? symbolicate(raw, maps.maps) : null;
     const trace = symbolicated ? symbolicated.trace : raw;
     const frameFunctions = trace.frames.map((frame) => {

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ReadLimits, SourceMaps, TraceDocument, readOrReport } from '@jsprof/trace-tools';
+import { ReadLimits, SourceMaps, TraceDocument, TraceError, readOrReport } from '@jsprof/trace-tools';
 import { FunctionRow, Identities, ReleaseMaps, StackRow } from './identity';
 import { RawTrace, TraceRows, documentOfRaw, traceRows } from './rows';
 import type { Store } from './store';
@@ -300,7 +300,14 @@ export async function rowsOfFile(
   const document = readOrReport(file, options);
   if (!document) return null;
   await maker.prepare(document);
-  return fresh.of(maker.rowsOf(document));
+  try {
+    return fresh.of(maker.rowsOf(document));
+  } catch (error) {
+    // A valid trace the store cannot take (stacks too deep, a day out of range): this file only.
+    if (!(error instanceof TraceError)) throw error;
+    options.onRejected?.(`${file}: ${error.message}`);
+    return null;
+  }
 }
 
 /**

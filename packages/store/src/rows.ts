@@ -7,7 +7,7 @@
  * anywhere on the stack, once per sample however often it recurses.
  */
 import type { ProfilerTrace } from '@jsprof/runtime';
-import { TraceDocument, TraceMeta, sampleInterval } from '@jsprof/trace-tools';
+import { TraceDocument, TraceError, TraceMeta, sampleInterval } from '@jsprof/trace-tools';
 import { hashText } from './hash';
 import { FunctionRow, IdentifiedTrace, StackRow } from './identity';
 
@@ -77,10 +77,18 @@ function label(meta: TraceMeta, key: string): string {
   return Object.prototype.hasOwnProperty.call(meta, key) ? String(meta[key]) : '';
 }
 
-/** The UTC day of an ISO time, or of `now` when there is none or it does not parse. */
+/** The days both stores can keep: ClickHouse's `Date`. */
+const FIRST_DAY = Date.UTC(1970, 0, 1);
+const LAST_DAY = Date.UTC(2149, 5, 6);
+
+/** The UTC day of an ISO time, or of `now` when there is none or it does not parse; a day no store keeps is refused. */
 export function dayOf(receivedAt: string | undefined, now: Date): string {
   const time = receivedAt === undefined ? NaN : Date.parse(receivedAt);
-  return new Date(Number.isFinite(time) ? time : now.getTime()).toISOString().slice(0, 10);
+  if (!Number.isFinite(time)) return now.toISOString().slice(0, 10);
+  if (time < FIRST_DAY || time >= LAST_DAY + 86_400_000) {
+    throw new TraceError(`receivedAt ${JSON.stringify(receivedAt!.slice(0, 40))} is not a day a store keeps (1970-01-01 to 2149-06-06)`);
+  }
+  return new Date(time).toISOString().slice(0, 10);
 }
 
 /** Samples of each stack of `trace`, and samples without a stack. */
