@@ -84,11 +84,45 @@ export function outputBeside(input: string, extension: string): string {
   return `${input.replace(/\.gz$/i, '').replace(/\.json$/i, '')}${extension}`;
 }
 
+/** Bad usage found while a command runs (exit status 2, as commander's own). */
+export class UsageError extends Error {
+  readonly exitCode = 2;
+}
+
+/** A file a command reads, and what it is to the user ("the trace it reads", "the store"). */
+export type Input = [file: string, what: string];
+
+/** Whether two paths name one file (through links too). */
+export function sameFile(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  const [x, y] = [statOrNull(a), statOrNull(b)];
+  return !!x && !!y && x.dev === y.dev && x.ino === y.ino;
+}
+
+/** What is at `file`, or null for nothing there (or a path through a file, or one it may not look at). */
+function statOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** Why a command may not write to `out` (a directory, or one of its inputs, links included), or null. */
+export function refusedOutput(out: string, inputs: Input[]): string | null {
+  if (statOrNull(out)?.isDirectory()) return 'it is a directory';
+  const input = inputs.find(([file]) => sameFile(out, file));
+  return input ? `it is ${input[1]}` : null;
+}
+
 /**
  * Writes a command's result to `out` (through a temporary file and a rename, and says so on stderr),
- * or to stdout for `-`, where a reader that stops early (`| head`) is no error.
+ * or to stdout for `-`, where a reader that stops early (`| head`) is no error. Never over one of
+ * the command's `inputs`, or a directory.
  */
-export function writeResult(out: string, text: string): void {
+export function writeResult(out: string, text: string, inputs: Input[] = []): void {
+  const refused = out === '-' ? null : refusedOutput(out, inputs);
+  if (refused) throw new UsageError(`will not write ${out}: ${refused}`);
   if (out === '-') {
     process.stdout.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);

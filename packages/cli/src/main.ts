@@ -12,6 +12,7 @@ import { addIngestCommand } from './commands/ingest';
 import { addQueryCommand } from './commands/query';
 import { addServeCommand } from './commands/serve';
 import { addSchemaCommand } from './commands/schema';
+import { UsageError } from './files';
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command();
@@ -45,6 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     if (error?.code === 'commander.helpDisplayed' || error?.code === 'commander.version' || error?.code === 'commander.help') return 0;
     // Bad usage (an unknown option, an invalid argument…): commander has said what; exit status 2.
     if (typeof error?.code === 'string' && error.code.startsWith('commander.')) return 2;
+    if (error instanceof UsageError) process.stderr.write(printableLines(`jsprof: ${error.message}\n`));
     if (error?.exitCode !== undefined) return error.exitCode;
     process.stderr.write(printableLines(`jsprof: ${error?.message ?? error}\n`));
     return 1;

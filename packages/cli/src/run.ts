@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RunSettings, SETTINGS_ENV, instrumentingFile, runInterval } from './options';
 import { formatReport } from '@jsprof/trace-tools';
-import { writeAtomic } from './files';
+import { refusedOutput, writeAtomic } from './files';
 
 /** What self time is in a jsprof trace, under the table `jsprof run` prints. */
 export const SELF_TIME_NOTE = 'self includes the functions without checks each one calls (below the threshold, built-ins)';
@@ -24,7 +24,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
     return 1;
   }
   const out = path.resolve(options.out);
-  const refused = refusedOutput(out, scriptPath);
+  const refused = refusedOutput(out, [[scriptPath, 'the script to run']]);
   if (refused) {
     process.stderr.write(`jsprof: will not write the trace to ${options.out}: ${refused}\n`);
     return 2;
@@ -76,15 +76,6 @@ function readInstrumenting(traceFile: string): { modules: number; ms: number } {
   } catch {
     return { modules: 0, ms: 0 };
   }
-}
-
-/** Why the trace may not go to `out` (the script itself, or a directory), or null. */
-function refusedOutput(out: string, script: string): string | null {
-  const stat = fs.statSync(out, { throwIfNoEntry: false });
-  if (!stat) return null;
-  if (stat.isDirectory()) return 'it is a directory';
-  if (stat.isFile() && fs.realpathSync(out) === fs.realpathSync(script)) return 'it is the script to run';
-  return null;
 }
 
 /**

@@ -237,7 +237,7 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
     const target = path.join(bad, 'a-directory');
     fs.mkdirSync(target);
     const result = jsprof(['convert', traceFile, '--to', 'cpuprofile', '-o', target]);
-    expect([result.status, result.stderr]).toEqual([1, `jsprof: cannot write ${target}: is a directory\n`]);
+    expect([result.status, result.stderr]).toEqual([2, `jsprof: will not write ${target}: it is a directory\n`]);
     expect(fs.readdirSync(bad).sort()).toEqual(['a-directory', 'empty-trace.json', 'malformed.json', 'truncated.json']);
     expect(fs.readdirSync(target)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 /**
  * `jsprof run` never harms what it is given: the output path (a device, the script itself, a
  * file kept when no trace comes), and signals, which reach the program once and end it as they
- * would have, with the exit status a shell gives.
+ * would have, with the exit status a shell gives. No command writes over what it reads.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -41,6 +41,38 @@ describe('the output path', () => {
     const run = jsprof(['run', '-o', out, path.join(dir, 'killed.js')]);
     expect(run.stderr).toContain('the program ended without a trace');
     expect(fs.readFileSync(out, 'utf8')).toBe('the old trace');
+  });
+});
+
+describe('every command that writes a file', () => {
+  test('refuses to write over what it reads (by any name, hard links too) or a directory, with exit status 2, leaving it intact', () => {
+    const dir = tempDir();
+    const script = path.join(dir, 'app.js');
+    fs.writeFileSync(script, ONE_LINER);
+    const trace = path.join(dir, 'trace.json');
+    expect(jsprof(['run', '-q', '-o', trace, script]).status).toBe(0);
+    const before = fs.readFileSync(trace, 'utf8');
+    fs.linkSync(trace, path.join(dir, 'linked.json'));
+    const store = path.join(dir, 'traces.duckdb');
+    expect(jsprof(['ingest', trace, '--store', store]).status).toBe(0);
+    const storeBefore = fs.readFileSync(store);
+    const cases: [string[], RegExp][] = [
+      [['report', trace, '--html', trace], /will not write .*trace\.json: it is the trace it reads/],
+      [['report', trace, '--html', dir], /will not write .*: it is a directory/],
+      [['convert', trace, '-o', path.join(dir, 'linked.json')], /will not write .*linked\.json: it is the trace it reads/],
+      [['symbolicate', trace, '-s', dir, '-o', path.join(dir, '.', 'trace.json')], /will not write .*trace\.json: it is the trace it reads/],
+      [['query', 'flame', '--store', store, '--html', store], /will not write .*traces\.duckdb: it is the store/],
+      [['query', 'diff', 'a', 'b', '--store', store, '--html', store], /will not write .*traces\.duckdb: it is the store/],
+      [['instrument', dir, '--out-dir', path.join(dir, '..', path.basename(dir))], /--out-dir .* would write over the files it reads .*app\.js.*--in-place/],
+    ];
+    for (const [args, message] of cases) {
+      const run = jsprof(args);
+      expect([args, run.status]).toEqual([args, 2]);
+      expect(run.stderr).toMatch(message);
+    }
+    expect(fs.readFileSync(trace, 'utf8')).toBe(before);
+    expect(fs.readFileSync(store)).toEqual(storeBefore);
+    expect(fs.readFileSync(script, 'utf8')).toBe(ONE_LINER);
   });
 });
 

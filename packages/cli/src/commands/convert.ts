@@ -40,6 +40,6 @@ Formats:
 A file is written through a temporary file and a rename: a failed run leaves no partial file.`,
     )
     .action((input: string, opts: { to: Format; out?: string; sourceMaps?: string }) => {
-      writeResult(opts.out ?? outputBeside(input, EXTENSIONS[opts.to]), convert(input, opts.to, opts.sourceMaps));
+      writeResult(opts.out ?? outputBeside(input, EXTENSIONS[opts.to]), convert(input, opts.to, opts.sourceMaps), [[input, 'the trace it reads']]);
     });
 }

@@ -181,7 +181,7 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
       if (opts.html) {
         const { trace, sliceMs } = flameAsTrace(flame);
         const meta = { traces: flame.traces, 'ms per sample': Number(sliceMs.toFixed(3)), ...filter };
-        writeResult(opts.html, htmlReport({ trace, meta }, `jsprof query flame (${flame.traces} traces)`));
+        writeResult(opts.html, htmlReport({ trace, meta }, `jsprof query flame (${flame.traces} traces)`), [[opts.store, 'the store']]);
         return;
       }
       process.stdout.write(opts.json ? `${JSON.stringify(flame)}\n` : foldedStacks(flame));
@@ -199,7 +199,7 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
       const [sideA, sideB] = [{ ...filter, release: a }, { ...filter, release: b }];
       await withStore(opts.store, async (store) => {
         const result = await diffFunctions(store, sideA, sideB, opts.top);
-        if (opts.html) writeResult(opts.html, diffHtml(result, a, b, await flameGraph(store, sideA), await flameGraph(store, sideB), filter));
+        if (opts.html) writeResult(opts.html, diffHtml(result, a, b, await flameGraph(store, sideA), await flameGraph(store, sideB), filter), [[opts.store, 'the store']]);
         else process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatDiff(result, a, b));
       });
     });

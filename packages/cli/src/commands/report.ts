@@ -13,7 +13,7 @@ import {
   stringifyDeep,
   viewJson,
 } from '@jsprof/trace-tools';
-import { writeAtomic } from '../files';
+import { writeResult } from '../files';
 import { SOURCE_MAPS_HELP, withSourceMaps } from './symbolicate';
 import { numberIn, wholeNumber } from './arguments';
 
@@ -63,8 +63,7 @@ export function addReportCommand(program: Command, _setExitCode: (code: number) 
       const read = readTraceFile(input);
       const document = opts.sourceMaps ? withSourceMaps(read, opts.sourceMaps) : read;
       if (opts.html) {
-        writeAtomic(opts.html, htmlReport(document, path.basename(input)));
-        process.stderr.write(`jsprof: wrote ${opts.html}\n`);
+        writeResult(opts.html, htmlReport(document, path.basename(input)), [[input, 'the trace it reads']]);
         return;
       }
       const options = { view: opts.view, top: opts.top, minShare: opts.minShare / 100 };

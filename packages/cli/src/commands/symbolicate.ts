@@ -57,6 +57,6 @@ export function addSymbolicateCommand(program: Command, _setExitCode: (code: num
     .action((file: string, opts: { sourceMaps: string; out?: string }) => {
       const document = withSourceMaps(readTraceFile(file), opts.sourceMaps);
       const output = document.receivedAt !== undefined || Object.keys(document.meta).length ? document : document.trace;
-      writeResult(opts.out ?? outputBeside(file, '.symbolicated.json'), `${JSON.stringify(output)}\n`);
+      writeResult(opts.out ?? outputBeside(file, '.symbolicated.json'), `${JSON.stringify(output)}\n`, [[file, 'the trace it reads']]);
     });
 }
