@@ -1,4 +1,5 @@
 /** A store records its layout: a store of another layout is refused with a message, never misread. */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDBStore } from '../src/duckdb/store';
@@ -61,4 +62,26 @@ test('a ClickHouse store of the earlier layout is refused; a new one opens again
   const store = await ClickHouseStore.open(again);
   expect(await again.query('SELECT count() AS n, max(schema_version) AS v FROM jsprof.jsprof_store')).toEqual([{ n: '1', v: 2 }]);
   await store.close();
+});
+
+test('a file that is not a DuckDB database is refused and left as it was, not opened as an empty store in memory', async () => {
+  const dir = tempDir('not-duckdb');
+  const file = path.join(dir, 'traces.json');
+  const text = '{"meta": {}, "trace": {"resources": [], "frames": [], "stacks": [], "samples": []}}\n';
+  fs.writeFileSync(file, text);
+  await expect(DuckDBStore.open(file)).rejects.toThrow(`${file}: not a DuckDB store (jsprof ingest makes one in a new file)`);
+  await expect(DuckDBStore.open(dir)).rejects.toThrow(`${dir}: a directory, not a DuckDB store`);
+  expect(fs.readFileSync(file, 'utf8')).toBe(text);
+});
+
+test('stores opened read-only (as queries open them) are opened by several at once, and cannot be written', async () => {
+  const file = path.join(tempDir('read-only'), 'traces.duckdb');
+  const files = writeFieldTraces(path.join(path.dirname(file), 'traces'), { releases: ['1'], traces: 5 });
+  const writer = await DuckDBStore.open(file);
+  await ingestFiles(writer, files);
+  await writer.close();
+  const readers = await Promise.all([DuckDBStore.open(file, { readOnly: true }), DuckDBStore.open(file, { readOnly: true })]);
+  for (const reader of readers) expect((await topFunctions(reader)).all.traces).toBe(5);
+  await expect(ingestFiles(readers[0], writeFieldTraces(path.join(path.dirname(file), 'more'), { releases: ['1'], traces: 2, seed: 3 }))).rejects.toThrow(/read-?only/i);
+  for (const reader of readers) await reader.close();
 });

@@ -33,7 +33,7 @@ function filterOf(opts: Filter): Filter {
 }
 
 async function withStore<T>(target: string, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(target, { create: false });
+  const store = await openStore(target, { create: false, readOnly: true });
   try {
     return await work(store);
   } finally {

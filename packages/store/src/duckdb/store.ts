@@ -1,4 +1,5 @@
 /** The embedded store: one DuckDB file, no server. `@duckdb/node-api` is an optional dependency, loaded on open. */
+import * as fs from 'node:fs';
 import type { DuckDBConnection, DuckDBDateValue, DuckDBInstance } from '@duckdb/node-api';
 import type { FunctionRow } from '../identity';
 import type { Labels, TraceRows } from '../rows';
@@ -27,6 +28,30 @@ function push(columns: unknown[][], ...values: unknown[]): void {
   for (let i = 0; i < values.length; i++) columns[i].push(values[i]);
 }
 
+/**
+ * Refuses a file that is there and is not a DuckDB database (DuckDB would open a JSON or CSV file as
+ * an empty database in memory, and every trace written to it would be lost).
+ */
+function checkDuckDBFile(file: string): void {
+  if (file === ':memory:') return;
+  let head: Buffer;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      head = Buffer.alloc(12);
+      head = head.subarray(0, fs.readSync(fd, head, 0, 12, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new Error(`${file}: a directory, not a DuckDB store`);
+    throw error;
+  }
+  // A DuckDB file: a checksum, then "DUCK".
+  if (head.length > 0 && head.subarray(8, 12).toString('latin1') !== 'DUCK') throw new Error(`${file}: not a DuckDB store (jsprof ingest makes one in a new file)`);
+}
+
 export class DuckDBStore implements Store {
   readonly description: string;
   private constructor(
@@ -47,11 +72,15 @@ export class DuckDBStore implements Store {
   private bigints = new Map<string, bigint>();
   private readonly days = new Map<string, DuckDBDateValue>();
 
-  /** Opens (or creates) the store in `file` (':memory:' for one in memory). */
-  static async open(file: string): Promise<DuckDBStore> {
+  /**
+   * Opens (or creates) the store in `file` (':memory:' for one in memory); `readOnly` for queries,
+   * which then run beside each other and on a store the user may only read.
+   */
+  static async open(file: string, { readOnly = false } = {}): Promise<DuckDBStore> {
     const api = loadDuckDB();
+    checkDuckDBFile(file);
     // The newest storage format: it compresses long strings (the raw traces) with zstd, ten times smaller here.
-    const instance = await api.DuckDBInstance.create(file, { storage_compatibility_version: 'latest' });
+    const instance = await api.DuckDBInstance.create(file, readOnly ? { access_mode: 'READ_ONLY' } : { storage_compatibility_version: 'latest' });
     const connection = await instance.connect();
     try {
       const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
