@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { SourceMaps, symbolicate, validateTrace } from '@jsprof/trace-tools';
 import { FUNCTION_TABLE_SUFFIX, functionTable, parseJs } from '@jsprof/estree-instrument';
+import { CHECK_PROTOCOL, instrumentedProtocol } from '@jsprof/policy';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { JsprofWebpackPlugin, jsprofUnplugin } from '../src';
 import { buildApp, serve } from './app';
@@ -109,10 +110,13 @@ describe.each(BUNDLERS)('%s', (bundler) => {
   test('the build carries the checks', () => {
     const scripts = fs.readdirSync(path.join(root, bundler), { recursive: true }).map(String).filter((f) => f.endsWith('.js') && f !== 'jsprof.global.js');
     const code = scripts.map((f) => fs.readFileSync(path.join(root, bundler, f), 'utf8')).join('\n');
-    // The prelude binds the hook's slow path (to a name the minifier chose), which entry checks reach with kind 1.
-    const slowPath = /([\w$]+) ?= ?[\w$]+\.s\b/.exec(code)?.[1];
+    // The prelude binds the hook's slow path (a script's to a name the minifier chose, a module's to the global), which entry checks reach with kind 1.
+    const bound = /([\w$]+) ?= ?[\w$]+\.s\b|\(["'`](__jsprof\$s)["'`], ?[\w$]+\.s\)/.exec(code);
+    const slowPath = bound?.[1] ?? bound?.[2];
     expect(slowPath).toBeDefined();
     expect(code.split(`delete ${slowPath}[1]`).length - 1).toBeGreaterThanOrEqual(1);
+    // Every front end (and `jsprof instrument` on this output) sees the checks, whichever minifier wrote them, and leaves them.
+    for (const script of scripts) expect([script, instrumentedProtocol(fs.readFileSync(path.join(root, bundler, script), 'utf8'))]).toEqual([script, CHECK_PROTOCOL]);
   });
 
   test("each script's function table describes it as written, dynamic imports' chunks and all", () => {

@@ -1,4 +1,9 @@
-/** Which files `jsprof run` instruments: every JavaScript file but jsprof's own and its tools'. */
+/**
+ * Which files `jsprof run` instruments: every module Node compiles as JavaScript, but jsprof's own
+ * and its tools'. The hooks see only JavaScript (Node's own loaders read JSON and addons another
+ * way), whatever its file is named: a script without an extension (`bin/tool`), or TypeScript that
+ * a loader (tsx, ts-node) turned into JavaScript.
+ */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +20,5 @@ export function isOwnFile(location: string): boolean {
 }
 
 export function shouldInstrument(filename: string): boolean {
-  if (!/\.(c|m)?js$/.test(filename)) return false;
   return !isOwnFile(filename);
 }

@@ -59,7 +59,11 @@ export async function run(script: string, args: string[], options: RunOptions): 
         const time = instrumenting.ms < 1000 ? `${Math.round(instrumenting.ms)} ms` : `${(instrumenting.ms / 1000).toFixed(1)} s`;
         process.stderr.write(`jsprof: instrumented ${instrumenting.modules} module${instrumenting.modules === 1 ? '' : 's'} in ${time} (cached for the next run); that time is in the idle samples\n`);
       }
-      process.stderr.write(formatReport(JSON.parse(text), options.top, runInterval(options.sampleInterval)));
+      const trace = JSON.parse(text);
+      process.stderr.write(formatReport(trace, options.top, runInterval(options.sampleInterval)));
+      if (trace.samples?.length > 0 && trace.samples.every((s: { stackId?: number }) => s.stackId === undefined)) {
+        process.stderr.write('jsprof: no sample found JavaScript running in the program\'s main thread: worker threads and child processes are not profiled\n');
+      }
       process.stderr.write(`${SELF_TIME_NOTE}\n`);
     }
     return code;

@@ -400,3 +400,22 @@ describe('jsprof instrument on bad input and bad places', () => {
     }
   });
 });
+
+test('instrumented files add no enumerable globals, with the runtime or without it (a test runner\'s leak check passes)', () => {
+  const dir = tempDir('jsprof-leak-');
+  fs.mkdirSync(path.join(dir, 'src'));
+  fs.writeFileSync(path.join(dir, 'src', 'lib.js'), 'exports.sum = function sum(a) { var s = 0; for (var i = 0; i < a.length; i++) s += a[i]; return s; };\n');
+  fs.writeFileSync(path.join(dir, 'src', 'lib.mjs'), 'export function sum(a) { let s = 0; for (const x of a) s += x; return s; }\n');
+  expect(jsprof(['instrument', path.join(dir, 'src'), '--out-dir', path.join(dir, 'out'), '--threshold', '1']).status).toBe(0);
+  const program = (runtime: string) => `const before = Object.keys(globalThis);
+    ${runtime}
+    const cjs = require(${JSON.stringify(path.join(dir, 'out', 'lib.js'))}).sum([1, 2]);
+    import(${JSON.stringify(path.join(dir, 'out', 'lib.mjs'))}).then((m) => {
+      console.log(JSON.stringify({ sums: [cjs, m.sum([3, 4])], added: Object.keys(globalThis).filter((k) => !before.includes(k)) }));
+    });`;
+  for (const runtime of ['', `require(${JSON.stringify(require.resolve('@jsprof/runtime'))});`]) {
+    const run = spawnSync(process.execPath, ['-e', program(runtime)], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ sums: [3, 7], added: [] });
+  }
+});

@@ -180,6 +180,63 @@ describe('attribution', () => {
   });
 });
 
+describe('what is instrumented', () => {
+  const BUSY = 'function busy(ms) { const end = Date.now() + ms; let x = 0; while (Date.now() < end) { for (let i = 0; i < 1000; i++) x += Math.sqrt(i); } return x; }\n';
+  const busyShare = (out: string) => {
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    return (summary.functions.find((f) => f.name === 'busy')?.self ?? 0) / Math.max(1, summary.busy);
+  };
+
+  test('a script without an extension (a bin/ command), and a file a loader compiles from another language', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'tool'), `${BUSY}console.log(busy(300) > 0);\n`);
+    const out = path.join(dir, 'tool.json');
+    expect(jsprof(['run', '-q', '--out', out, path.join(dir, 'tool')]).stdout).toBe('true\n');
+    expect(busyShare(out)).toBeGreaterThan(0.8);
+    // A loader of its own (as ts-node and tsx register one): the JavaScript it compiles is instrumented.
+    fs.writeFileSync(path.join(dir, 'work.typed'), `${BUSY.replace('(ms)', '(ms: number)')}module.exports = busy;\n`);
+    fs.writeFileSync(
+      path.join(dir, 'main.js'),
+      "require.extensions['.typed'] = (module, file) => module._compile(require('fs').readFileSync(file, 'utf8').replace(': number', ''), file);\n" +
+        "console.log(require('./work.typed')(300) > 0);\n",
+    );
+    const typed = path.join(dir, 'typed.json');
+    expect(jsprof(['run', '-q', '--out', typed, path.join(dir, 'main.js')]).stdout).toBe('true\n');
+    expect(busyShare(typed)).toBeGreaterThan(0.8);
+  });
+
+  test('a program whose work is all in a worker thread is told so, not left with an unexplained idle profile', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'worker.js'), `${BUSY}busy(300);\n`);
+    fs.writeFileSync(path.join(dir, 'main.js'), "new (require('worker_threads').Worker)(require('path').join(__dirname, 'worker.js'));\n");
+    const run = jsprof(['run', '--out', path.join(dir, 'trace.json'), path.join(dir, 'main.js')]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/no sample found JavaScript running in the program's main thread: worker threads and child processes are not profiled/);
+  });
+});
+
+describe('attribution through built-ins', () => {
+  test("a one-line callback of String.prototype.replace takes none of its caller's time", () => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'callbacks.js'),
+      "function expand(s) { let out = ''; for (const ch of s) out += ch === '\\t' ? '    ' : ch; return out; }\n" +
+        'function parse(lines) {\n  let total = 0;\n  for (const line of lines) {\n' +
+        "    total += line.split(/\\s+/).join('-').toUpperCase().length;\n" +
+        "    total += line.replace(/^\\t+/, (m) => expand(m)).length;\n  }\n  return total;\n}\n" +
+        "const lines = []; for (let i = 0; i < 2000; i++) lines.push('\\t' + ('word' + i + ' abc ').repeat(20));\n" +
+        'const end = Date.now() + 600; let t = 0; while (Date.now() < end) t += parse(lines); console.log(t > 0);\n',
+    );
+    const out = path.join(dir, 'trace.json');
+    expect(jsprof(['run', '-q', '--out', out, path.join(dir, 'callbacks.js')]).stdout).toBe('true\n');
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    const self = (name: string) => summary.functions.filter((f) => f.name === name).reduce((sum, f) => sum + f.self, 0) / summary.busy;
+    // Before, the arrow (m) => expand(m) took nearly all of it; V8 gives parse most, the arrow about 0.
+    expect(self('parse')).toBeGreaterThan(0.7);
+    expect(self('(anonymous)') + self('')).toBeLessThan(0.1);
+  });
+});
+
 describe('frame positions agree with V8', () => {
   test('every phase function is where node --cpu-prof puts it', () => {
     const dir = tempDir();
