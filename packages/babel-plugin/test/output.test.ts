@@ -123,8 +123,12 @@ describe('inserted code', () => {
     expect(out.code).toContain(`function f() {\n  "use strict";\n  "another";\n\n  ${ENTRY_CHECK_SOURCE}\n  a();\n}`);
   });
 
-  test('returns break out of a labelled body to the exit check; function declarations stay at the top, outside it, when the body has no let/const/class', () => {
-    const out = instrument('function f() { var x = g(); if (x) return x; return; function g() { return 1; } }', { threshold: 2 });
+  test('returns break out of a labelled body to the exit check; function declarations stay in it where they are, or at the top, outside it, where a block would not hoist them the same', () => {
+    const kept = instrument('function f() { var x = g(); if (x) return x; return; function g() { return 1; } }', { threshold: 2 });
+    expect(kept.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  let __jsprof$r;\n  __jsprof$l: {\n    var x = g();`);
+    expect(kept.code).toContain(`      break __jsprof$l;\n    }\n    function g() {\n      return 1;\n    }\n  }`);
+    // g is also a var: a block holding its declaration would be a SyntaxError.
+    const out = instrument('function f() { var x = g(); var g; if (x) return x; return; function g() { return 1; } }', { threshold: 2 });
     expect(out.code).toContain(`function f() {\n  ${ENTRY_CHECK_SOURCE}\n  function g() {\n    return 1;\n  }\n  let __jsprof$r;\n  __jsprof$l: {\n    var x = g();`);
     expect(out.code).toContain(`if (x) {\n      __jsprof$r = x;\n      break __jsprof$l;\n    }\n    {\n      __jsprof$r = void 0;\n      break __jsprof$l;\n    }\n  }\n  if (--__jsprof$c[0] < 0) {\n    delete __jsprof$s[0];\n    return __jsprof$r;\n  }\n  return __jsprof$r;\n}`);
   });

@@ -143,12 +143,18 @@ describe('inserted text', () => {
     expect(runScript(`${bom.code}; f(2)`)).toBe('𝒳é2');
   });
 
-  test('function declarations move out of the labelled body in their order, and still hoist', () => {
+  test('function declarations stay where they are in the labelled body, and still hoist; they move out, in their order, only where a block would not hoist them the same', () => {
     const code = 'function f() { var r = [g(), h()]; function g() { return 1; } x(); function h() { return 2; } return r; }\nvar x = () => 0;';
     const out = run(code, { threshold: 1 });
+    expect(out.code.indexOf('__jsprof$l: { var r')).toBeLessThan(out.code.indexOf('function g()'));
     expect(out.code.indexOf('function g()')).toBeLessThan(out.code.indexOf('function h()'));
-    expect(out.code.indexOf('function h()')).toBeLessThan(out.code.indexOf('__jsprof$l: { var r'));
     expect(JSON.stringify(runScript(`${out.code}; f()`))).toBe('[1,2]');
+    // g is also a var: a block holding its declaration would be a SyntaxError, so the declarations move before it.
+    const clash = 'function f() { var r = [g(), h()]; var g; function g() { return 1; } x(); function h() { return 2; } return r; }\nvar x = () => 0;';
+    const moved = run(clash, { threshold: 1 });
+    expect(moved.code.indexOf('function g()')).toBeLessThan(moved.code.indexOf('function h()'));
+    expect(moved.code.indexOf('function h()')).toBeLessThan(moved.code.indexOf('__jsprof$l: { var r'));
+    expect(JSON.stringify(runScript(`${moved.code}; f()`))).toBe('[1,2]');
   });
 
   test('nested arrows and object bodies close in the right order', () => {

@@ -11,10 +11,11 @@
  * - With `exits`, a body without `return`s gets the exit check last. One with `return`s runs the
  *   statements after the guard prefix in a labelled block; each `return x;` in it becomes
  *   `{ R = x; break L; }`, and the block is followed by the exit check and `return R;`. Function
- *   declarations stay before the block, in their order, so they hoist as before, unless the body
- *   declares let/const/class at its top, which declarations outside the block could not see: then
- *   they go into the block, where it hoists them too, if a block may hold them; if not, the function
- *   gets no exit check. An async generator with `return`s gets none either (see planFunction).
+ *   declarations stay in the block, where they are, if a block hoists them as the body did (each
+ *   name declared once, and by no `var` or parameter); if not, they move before the block, in their
+ *   order, unless the body declares let/const/class at its top, which they could not see from
+ *   there: then the function gets no exit check. An async generator with `return`s gets none
+ *   either (see planFunction).
  * - With `exits`, a function with loops of its own checks before each of its own `await`s and
  *   `yield`s, which leave it as an exit does: time its loops spent before it suspends is its own,
  *   not its caller's, whose check would otherwise come next.
@@ -93,10 +94,12 @@ export function planFunction<N extends Node>(src: string, fn: N, options: Pick<P
   // An async generator's `return x` awaits x, but `return;` and the end of its body do not: the
   // labelled body's `return R` would add a tick to every bare return (test262 saw it).
   if (fn.async && fn.generator) return plan;
+  // Function declarations stay where they are, in the block, wherever a block hoists them the same:
+  // moved, their text would move the lines after them (the program's own stack traces would change).
   const functions = rest.filter((st) => st.type === 'FunctionDeclaration');
-  const staysBefore = functions.length === 0 || !rest.some(isLexicalDeclaration);
-  if (!staysBefore && !canMoveIntoBlock(fn, functions)) return plan;
-  return { ...plan, exit: 'value', returns, hoisted: staysBefore ? functions : [] };
+  if (functions.length === 0 || canMoveIntoBlock(fn, functions)) return { ...plan, exit: 'value', returns, hoisted: [] };
+  if (rest.some(isLexicalDeclaration)) return plan;
+  return { ...plan, exit: 'value', returns, hoisted: functions };
 }
 
 /** Loops (inner first) and `return`s whose value the exit check may keep, not looking into nested functions or classes. */
@@ -133,7 +136,8 @@ function isLexicalDeclaration(node: Node): boolean {
 }
 
 /**
- * Whether the body's function declarations keep their meaning inside a block: each name declared
+ * Whether the body's function declarations keep their meaning inside the block (the guard prefix
+ * before it names none of them, statements.ts): each name declared
  * once (a block rejects duplicates in strict code), and by no `var` or parameter (a block rejects
  * the first; sloppy `arguments` would stop seeing the second replaced by the function).
  */

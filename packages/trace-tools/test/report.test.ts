@@ -334,6 +334,9 @@ describe('traces thousands of frames deep (a recursive parser)', () => {
     for (const view of ['top-down', 'bottom-up'] as const) {
       const text = formatView(deep, { view, top: 3, minShare: 0 });
       expect(text.split('\n').length).toBeGreaterThan(depth);
+      // Indentation stops growing past a depth, which rows deeper than it write out (before, its spaces alone were 9 MB here).
+      expect(text.length).toBeLessThan(2_000_000);
+      expect(text).toMatch(/\[29\d\d\] level/);
       const json = stringifyDeep(viewJson({ trace: deep, meta: {} }, { view, top: 3, minShare: 0 }), 2);
       expect(json.length).toBeLessThan(20_000_000); // indentation stops growing past a depth
       expect(json).toMatch(/^\{\n {2}"view": /);

@@ -37,7 +37,7 @@ export function walkTree<N>(root: N, childrenOf: (node: N) => readonly N[], visi
 }
 
 /** Past this depth, indentation stops growing: a tree thousands of levels deep would be mostly spaces. */
-const MAX_INDENT_DEPTH = 32;
+export const MAX_INDENT_DEPTH = 32;
 
 /**
  * `JSON.stringify(value, null, indent)` for JSON data (plain objects, arrays, strings, finite

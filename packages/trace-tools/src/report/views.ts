@@ -11,7 +11,7 @@ import { columns, formatHeader, formatReport, hottestFunctions, percent } from '
 import { estimateInterval } from './interval';
 import { ShownNode, TreeLimits, pruneTree } from './prune';
 import { printable } from './text-safety';
-import { mapTree, walkTree } from './tree-walk';
+import { MAX_INDENT_DEPTH, mapTree, walkTree } from './tree-walk';
 
 export const VIEWS = ['functions', 'top-down', 'bottom-up'] as const;
 export type ReportView = (typeof VIEWS)[number];
@@ -34,9 +34,13 @@ function treeOf(trace: ProfilerTrace, options: ViewOptions): ShownNode {
   return pruneTree(tree, tree.total, limits);
 }
 
-/** One row per node, indented by depth; bottom-up, only the roots have self time, so callers leave it blank. */
+/**
+ * One row per node, indented by depth (deeper than MAX_INDENT_DEPTH, at that depth with the depth
+ * written out: a recursion thousands deep would print mostly spaces); bottom-up, only the roots
+ * have self time, so callers leave it blank.
+ */
 function treeLines(trace: ProfilerTrace, root: ShownNode, busy: number, bottomUp: boolean, rows: string[][]): void {
-  const indent = (depth: number) => '  '.repeat(depth);
+  const indent = (depth: number) => (depth <= MAX_INDENT_DEPTH ? '  '.repeat(depth) : `${'  '.repeat(MAX_INDENT_DEPTH)}[${depth}] `);
   walkTree(
     root,
     (node) => node.children,
