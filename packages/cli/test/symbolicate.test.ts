@@ -109,6 +109,30 @@ describe('jsprof symbolicate', () => {
     expect(nodes.some((n: any) => n.callFrame.functionName === 'scanPrimes' && n.callFrame.url === PHASES_URL)).toBe(true);
   });
 
+  test("a minifier's inlined arrow, whose start maps to the name it replaced in another function, is named by its body", () => {
+    // App's `const onCrunch = async () => {…}`, inlined by the minifier (oxc in vite 8) into `{ onClick: onCrunch }`;
+    // its map sends the arrow's start to the name onCrunch, inside App. Chromium names the frame onClick.
+    const dir = tempDir();
+    const original = 'function App() {\n  const onCrunch = async () => {\n    let total = 0;\n    return total;\n  };\n  return { onClick: onCrunch };\n}\n';
+    fs.writeFileSync(path.join(dir, 'app.min.js'), 'function App(){return{onClick:async()=>{let t=0;return t}}}\n//# sourceMappingURL=app.min.js.map\n');
+    const map = { version: 3, sources: ['app.js'], sourcesContent: [original], names: ['App', 'onCrunch'], mappings: 'AAAA,SAASA,MAKP,OAAS,QAASC,UAHhB,MACA' };
+    fs.writeFileSync(path.join(dir, 'app.min.js.map'), JSON.stringify(map));
+    const url = 'https://app.example/assets/app.min.js';
+    const trace = {
+      resources: [url],
+      frames: [{ name: 'App', resourceId: 0, line: 1, column: 13 }, { name: 'onClick', resourceId: 0, line: 1, column: 31 }],
+      stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
+      samples: [{ timestamp: 0, stackId: 1 }],
+    };
+    const { trace: mapped } = symbolicate(trace, new SourceMaps(dir));
+    expect(mapped.resources).toEqual([pathToFileURL(path.join(dir, 'app.js')).href]);
+    // V8's starts in the original: App's `(` and the arrow's `async`.
+    expect(mapped.frames).toEqual([
+      { name: 'App', resourceId: 0, line: 1, column: 13 },
+      { name: 'onCrunch', resourceId: 0, line: 2, column: 20 },
+    ]);
+  });
+
   test('merges frames that become one function, keeping stacks parents first and samples on the same paths', () => {
     const raw = validateTrace(JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8')));
     const { trace, stats } = symbolicate(raw, new SourceMaps(dist));

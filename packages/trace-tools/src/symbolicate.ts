@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AnyMap, TraceMap, originalPositionFor, sourceContentFor } from '@jridgewell/trace-mapping';
+import { AnyMap, LEAST_UPPER_BOUND, TraceMap, originalPositionFor, sourceContentFor } from '@jridgewell/trace-mapping';
 import { FunctionRecord, LIST_ONLY_OPTIONS, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
 import { instrument, parseJs } from '@jsprof/estree-instrument';
 import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
@@ -29,6 +29,12 @@ interface OriginalSource {
   lines: LineIndex;
   /** Null when the source is not available or is not JavaScript that acorn parses (TypeScript…). */
   functions: FunctionRecord[] | null;
+}
+
+/** A script as it ran: its functions by the start V8 records. */
+interface RanScript {
+  lines: LineIndex;
+  byStart: Map<string, FunctionRecord>;
 }
 
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
@@ -64,6 +70,7 @@ export class SourceMaps {
   private readonly files: string[];
   private readonly maps = new Map<string, TraceMap | null>();
   private readonly sources = new Map<string, OriginalSource>();
+  private readonly scripts = new Map<string, RanScript | null>();
   readonly badMaps: string[] = [];
 
   constructor(dir: string) {
@@ -112,6 +119,30 @@ export class SourceMaps {
     return fs.existsSync(mapFile) ? this.readMap(mapFile) : null;
   }
 
+  /**
+   * Where the body starts of the function of the script at `url`, as it ran (found in the directory
+   * as its map is), whose start V8 records at `line`:`column`; undefined if there is none.
+   */
+  bodyOfFunctionAt(url: string, line: number, column: number): { line: number; column: number } | undefined {
+    if (!this.scripts.has(url)) this.scripts.set(url, this.readScript(url));
+    const script = this.scripts.get(url);
+    const fn = script?.byStart.get(`${line}:${column}`);
+    return fn && script!.lines.position(fn.bodyStart);
+  }
+
+  private readScript(url: string): RanScript | null {
+    const scriptPath = urlPath(url);
+    const name = path.basename(scriptPath);
+    const file = this.files.filter((f) => name && path.basename(f) === name).sort((a, b) => sharedSuffix(b, scriptPath) - sharedSuffix(a, scriptPath))[0];
+    if (!file) return null;
+    try {
+      const code = fs.readFileSync(file, 'utf8');
+      return { lines: new LineIndex(code), byStart: new Map((listFunctions(code, file) ?? []).map((fn) => [`${fn.line}:${fn.column}`, fn])) };
+    } catch {
+      return null;
+    }
+  }
+
   /** An original source's lines and functions (from the map's `sourcesContent`, or the file). */
   original(map: TraceMap, source: string): OriginalSource {
     const cached = this.sources.get(source);
@@ -138,15 +169,39 @@ function listFunctions(code: string, file: string): FunctionRecord[] | null {
   }
 }
 
-/** A frame as the original source names and places it, or null when it cannot be mapped. */
-function symbolicateFrame(maps: SourceMaps, map: TraceMap, frame: ProfilerFrame): { name: string; url: string; line: number; column: number } | null {
-  const pos = originalPositionFor(map, { line: frame.line!, column: Math.max(0, frame.column! - 1) });
-  if (pos.source == null || pos.line == null || pos.column == null) return null;
+type Position = ReturnType<typeof originalPositionFor>;
+
+/** The original functions at a mapped position: the one whose head holds it, the innermost one holding it, and whether the source's functions are known. */
+function originalFunctions(maps: SourceMaps, map: TraceMap, pos: Position): { byHead?: FunctionRecord; holding?: FunctionRecord; known: boolean } {
+  if (pos.source == null || pos.line == null || pos.column == null) return { known: false };
   const { lines, functions } = maps.original(map, pos.source);
   const offset = lines.offset(pos.line, pos.column + 1);
-  const fn = functions && offset >= 0 ? (functionByHead(functions, offset) ?? functionAt(functions, offset)) : undefined;
+  if (!functions || offset < 0) return { known: !!functions };
+  return { byHead: functionByHead(functions, offset), holding: functionAt(functions, offset), known: true };
+}
+
+/**
+ * A frame as the original source names and places it, or null when it cannot be mapped. Its
+ * position maps to the head of an original function, or (a call site, as Firefox and Safari give)
+ * into a body, where the innermost function holding it is the frame's. Chromium's frames are
+ * function starts: where the script that ran has a function starting at the frame whose start maps
+ * to no function's head (a minifier that inlined `const onCrunch = async () => {…}` into
+ * `{ onClick: onCrunch }` mapped the arrow's start to the name `onCrunch`, in the function around
+ * it), the first token of its body with a mapping says which original function it is.
+ */
+function symbolicateFrame(maps: SourceMaps, map: TraceMap, url: string, frame: ProfilerFrame): { name: string; url: string; line: number; column: number } | null {
+  const pos = originalPositionFor(map, { line: frame.line!, column: Math.max(0, frame.column! - 1) });
+  if (pos.source == null || pos.line == null || pos.column == null) return null;
+  const at = originalFunctions(maps, map, pos);
+  if (!at.byHead) {
+    const body = maps.bodyOfFunctionAt(url, frame.line!, frame.column!);
+    const first = body && originalPositionFor(map, { line: body.line, column: body.column - 1, bias: LEAST_UPPER_BOUND });
+    const inBody = first && originalFunctions(maps, map, first).holding;
+    if (inBody) return { name: inBody.name, url: first.source!, line: inBody.line, column: inBody.column };
+  }
+  const fn = at.byHead ?? at.holding;
   if (fn) return { name: fn.name, url: pos.source, line: fn.line, column: fn.column };
-  return { name: functions ? frame.name : (pos.name ?? frame.name), url: pos.source, line: pos.line, column: pos.column + 1 };
+  return { name: at.known ? frame.name : (pos.name ?? frame.name), url: pos.source, line: pos.line, column: pos.column + 1 };
 }
 
 /** The trace with its frames in original sources; resources, frames and stacks deduplicated again, parents first. */
@@ -180,7 +235,7 @@ export function symbolicate(trace: ProfilerTrace, maps: SourceMaps): { trace: Pr
     if (url === undefined || frame.line === undefined || frame.column === undefined) return internFrame(frame.name, url, frame.line, frame.column);
     stats.frames++;
     const map = maps.mapFor(url);
-    const mapped = map && symbolicateFrame(maps, map, frame);
+    const mapped = map && symbolicateFrame(maps, map, url, frame);
     if (!map && /^(https?|file):/.test(url)) withoutMap.add(url);
     if (!mapped) return internFrame(frame.name, url, frame.line, frame.column);
     stats.mapped++;
