@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { Session } from 'chdb';
 import { ClickHouseStore } from '../src/clickhouse/store';
 import { clickhouseClientExecutor } from '../src/clickhouse/executor';
+import { openStore } from '../src/open';
 import { ingestFiles } from '../src/ingest';
 import { diffFunctions, topFunctions } from '../src/queries';
 import { aggregateFiles } from '@jsprof/trace-tools';
@@ -71,4 +72,14 @@ test('errors from the server are said once, naming the store', async () => {
   const executor = clickhouseClientExecutor(url);
   await expect(executor.query('SELECT no_such_column FROM system.one')).rejects.toThrow(/^ClickHouse http:\/\/127\.0\.0\.1:\d+: .*no_such_column/);
   await executor.close();
+});
+
+test('a server URL without ?database= names the database jsprof; with it, that one', async () => {
+  const plain = await openStore(url);
+  expect(plain.description).toMatch(/, database jsprof$/);
+  await plain.close();
+  const named = await openStore(`${url}/?database=jsprof_named`);
+  expect(named.description).toMatch(/, database jsprof_named$/);
+  await named.close();
+  expect(session.query("SELECT name FROM system.databases WHERE name IN ('jsprof', 'jsprof_named', 'undefined') ORDER BY name", 'CSV')).toBe('"jsprof"\n"jsprof_named"\n');
 });

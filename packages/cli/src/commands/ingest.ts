@@ -22,7 +22,10 @@ function mapsUrl(value: string): string {
   return value;
 }
 
-export const STORE_HELP = 'a DuckDB file (created if missing), a ClickHouse server\'s URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process';
+/** How `--store` names a store; `made` for the commands that make one where there is none. */
+export const storeHelp = (made: boolean) =>
+  `a DuckDB file${made ? ' (created if missing)' : ' (made by jsprof ingest)'}, a ClickHouse server's URL (http://user:password@host:8123, ?database=name, default jsprof), or chdb:<dir> for ClickHouse in this process`;
+export const STORE_HELP = storeHelp(true);
 
 const HELP = `
 A function is its original file and name (through the release's source maps; the script's URL

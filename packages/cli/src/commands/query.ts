@@ -7,7 +7,7 @@ import type { ProfilerTrace } from '@jsprof/runtime';
 import { htmlReport, printable } from '@jsprof/trace-tools';
 import { DiffResult, Filter, FlameGraph, FlameNode, LABELS, Store, TopResult, TopView, diffFunctions, flameGraph, openStore, topFunctions } from '@jsprof/store';
 import { writeResult } from '../files';
-import { STORE_HELP } from './ingest';
+import { storeHelp } from './ingest';
 import { wholeNumber } from './arguments';
 
 function day(value: string): string {
@@ -17,7 +17,7 @@ function day(value: string): string {
 
 /** The options every query takes: the store, and which traces. */
 function withStoreAndFilter(command: Command, withRelease = true): Command {
-  command.requiredOption('--store <store>', STORE_HELP);
+  command.requiredOption('--store <store>', storeHelp(false));
   if (withRelease) command.option('--release <release>', 'only traces of this release (meta.release)');
   return command
     .option('--page <page>', 'only traces of this page (meta.page)')

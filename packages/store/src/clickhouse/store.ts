@@ -26,7 +26,8 @@ export class ClickHouseStore implements Store {
 
   /** Creates the schema if it is missing, and opens the store. */
   static async open(executor: ClickHouseExecutor, options: Partial<ClickHouseSchemaOptions> = {}): Promise<ClickHouseStore> {
-    const schema = { ...DEFAULT_SCHEMA, ...options };
+    // Options given as undefined (a URL without ?database=) take the defaults.
+    const schema = { ...DEFAULT_SCHEMA, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
     // Made first: it refuses a database name or a retention it cannot write.
     const statements = schemaStatements(schema);
     const db = schema.database;
