@@ -115,14 +115,19 @@ export function refusedOutput(out: string, inputs: Input[]): string | null {
   return input ? `it is ${input[1]}` : null;
 }
 
+/** Refuses (bad usage) an output that is one of the command's inputs or a directory: before the work, where it is long. */
+export function checkOutput(out: string, inputs: Input[]): void {
+  const refused = out === '-' ? null : refusedOutput(out, inputs);
+  if (refused) throw new UsageError(`will not write ${out}: ${refused}`);
+}
+
 /**
  * Writes a command's result to `out` (through a temporary file and a rename, and says so on stderr),
  * or to stdout for `-`, where a reader that stops early (`| head`) is no error. Never over one of
  * the command's `inputs`, or a directory.
  */
 export function writeResult(out: string, text: string, inputs: Input[] = []): void {
-  const refused = out === '-' ? null : refusedOutput(out, inputs);
-  if (refused) throw new UsageError(`will not write ${out}: ${refused}`);
+  checkOutput(out, inputs);
   if (out === '-') {
     process.stdout.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);

@@ -18,10 +18,19 @@ export interface RunOptions extends Required<Pick<RunSettings, 'sampleInterval' 
 }
 
 export async function run(script: string, args: string[], options: RunOptions): Promise<number> {
-  const scriptPath = path.resolve(script);
+  let scriptPath = path.resolve(script);
   if (!fs.existsSync(scriptPath)) {
     process.stderr.write(`jsprof: no such file: ${script}\n`);
     return 1;
+  }
+  if (fs.statSync(scriptPath).isDirectory()) {
+    // As `node <dir>` runs it: its package.json's main, or its index.js.
+    try {
+      scriptPath = require.resolve(scriptPath);
+    } catch {
+      process.stderr.write(`jsprof: ${script} is a directory with no program in it (no package.json "main", no index.js)\n`);
+      return 1;
+    }
   }
   const out = path.resolve(options.out);
   const refused = refusedOutput(out, [[scriptPath, 'the script to run']]);

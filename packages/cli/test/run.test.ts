@@ -310,6 +310,17 @@ describe('command line', () => {
     for (const flag of ['--out', '--sample-interval', '--max-buffer-size', '--threshold']) expect(help.stdout).toContain(flag);
   });
 
+  test('a directory runs as node runs it (its package.json main, or index.js); one with no program is a clear error', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'app'));
+    fs.writeFileSync(path.join(dir, 'app', 'index.js'), 'console.log("from index");\n');
+    expect(jsprof(['run', '-q', '--out', path.join(dir, 't.json'), path.join(dir, 'app')]).stdout).toBe('from index\n');
+    fs.mkdirSync(path.join(dir, 'empty'));
+    const empty = jsprof(['run', '-q', '--out', path.join(dir, 't.json'), path.join(dir, 'empty')]);
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/^jsprof: .*empty is a directory with no program in it \(no package\.json "main", no index\.js\)\n$/);
+  });
+
   test('a missing script is a clear error', () => {
     const r = jsprof(['run', 'no/such/file.js']);
     expect(r.status).toBe(1);

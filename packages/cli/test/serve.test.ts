@@ -82,8 +82,17 @@ test('a collector killed with SIGTERM mid-load loses no accepted trace', async (
   expect(accepted.filter((id) => !written.includes(id))).toEqual([]);
 }, 120_000);
 
-test('serve says where traces should go when told nowhere', () => {
+test('serve says where traces should go when told nowhere, and which options do nothing: bad usage', () => {
   const run = jsprof(['serve', '--port', '0']);
-  expect(run.status).toBe(1);
+  expect(run.status).toBe(2);
   expect(run.stderr).toMatch(/say where traces go: --dir <dir>, --store <store>, or both/);
+  for (const [args, message] of [
+    [['--no-rate-limit', '--rate', '5'], '--rate does nothing with --no-rate-limit'],
+    [['--batch', '10'], '--batch does nothing with no --store'],
+    [['--port', '99999'], '--port must be a whole number from 0 to 65535.'],
+  ] as const) {
+    const refused = jsprof(['serve', '--dir', 'unused', ...args]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(message);
+  }
 });

@@ -65,6 +65,12 @@ describe.each([
     expect(text.split('\n')[4]).toMatch(/^\s*\d+\s+\d+\s+\+\d+\s+±\d+ .* changed\s+slowFilter\s+https:\/\/shop\.example\/static\/app\.js$/);
   });
 
+  test('query diff with a release the store has no traces of says so, exit 1, rather than showing every function gone', () => {
+    const run = jsprof(['query', 'diff', A, '2026.11.9', '--store', store]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('jsprof: no traces of release 2026.11.9 in the store\n');
+  });
+
   test('query flame prints folded stacks, and writes an HTML flame graph', () => {
     const folded = jsprof(['query', 'flame', '--store', store, '--release', B]).stdout;
     expect(folded).toMatch(/^main;route;render;slowFilter \d+$/m);

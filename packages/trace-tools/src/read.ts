@@ -36,7 +36,9 @@ export function decodeTraceBytes(bytes: Buffer, limits: ReadLimits = {}): string
   } else if (bytes.length > maxInflated) {
     throw new TraceError(`is ${size(bytes.length)}, more than the limit of ${size(maxInflated)}`);
   }
-  return bytes.toString('utf8');
+  // A byte order mark (editors on Windows write one) is no part of the JSON.
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Parses and validates a trace document (or a V8 CPU profile) from text. */

@@ -141,6 +141,8 @@ describe('readTraceFile', () => {
     const text = JSON.stringify({ meta: { page: '/a' }, trace: goodTrace() });
     expect(readTraceFile(write('a.json', text)).meta).toEqual({ page: '/a' });
     expect(readTraceFile(write('a.json.gz', zlib.gzipSync(text))).trace).toEqual(goodTrace());
+    // With a byte order mark, as some editors save JSON.
+    expect(readTraceFile(write('bom.json', `\ufeff${text}`)).trace).toEqual(goodTrace());
   });
 
   test('refuses what is not a trace with one line that names the file', () => {

@@ -4,11 +4,13 @@ import { DEFAULT_THRESHOLD, OPTIONS, PlacementOptions } from '@jsprof/policy';
 import { ReadLimits, findTraceFiles, printable } from '@jsprof/trace-tools';
 import { describeFsError } from '../files';
 
-/** A commander parser for an option that must be a whole number ≥ `min` (bad usage otherwise). */
-export function wholeNumber(name: string, min: number) {
+/** A commander parser for an option that must be a whole number ≥ `min`, and ≤ `max` if given (bad usage otherwise). */
+export function wholeNumber(name: string, min: number, max?: number) {
   return (value: string) => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}.`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) {
+      throw new InvalidArgumentError(max === undefined ? `${name} must be a whole number ≥ ${min}.` : `${name} must be a whole number from ${min} to ${max}.`);
+    }
     return n;
   };
 }

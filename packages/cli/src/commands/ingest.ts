@@ -49,7 +49,7 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
     .option('--batch <n>', 'traces written to the store at once', wholeNumber('--batch', 1), DEFAULT_FILES_BATCH)
     .addOption(
       new Option('--workers <n>', 'threads that read and identify trace files while the store is written (0: none)')
-        .argParser(wholeNumber('--workers', 0))
+        .argParser(wholeNumber('--workers', 0, 64))
         .default(DEFAULT_WORKERS, 'one per core, up to 4'),
     )
     .addOption(maxFileSizeOption())

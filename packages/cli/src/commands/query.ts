@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { htmlReport, printable } from '@jsprof/trace-tools';
 import { DiffResult, Filter, FlameGraph, FlameNode, LABELS, Store, TopResult, TopView, diffFunctions, flameGraph, openStore, topFunctions } from '@jsprof/store';
-import { writeResult } from '../files';
+import { checkOutput, writeResult } from '../files';
 import { storeHelp } from './ingest';
 import { wholeNumber } from './arguments';
 
@@ -176,6 +176,7 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
     .addOption(new Option('--json', 'print {filter, traces, busyMs, root: {functionId, totalMs, selfMs, children}, functions: {id: {name, file}}}').conflicts('html'))
     .option('--html <file>', 'write a self-contained HTML page with the flame graph and both call trees')
     .action(async (opts) => {
+      if (opts.html) checkOutput(opts.html, [[opts.store, 'the store']]);
       const filter = filterOf(opts);
       const flame = await withStore(opts.store, (store) => flameGraph(store, filter));
       if (opts.html) {
@@ -195,10 +196,14 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
     .addOption(new Option('--json', 'print {a, b, noiseFactor, functions: [{functionId, name, file, a, b, selfMsDelta, totalMsDelta, selfMsNoise, totalMsNoise, selfChanged, totalChanged}]}').conflicts('html'))
     .option('--html <file>', "write a self-contained HTML page: the function table, and B's flame graph coloured by each path's change in time per trace (red slower, blue faster)")
     .action(async (a: string, b: string, opts) => {
+      if (opts.html) checkOutput(opts.html, [[opts.store, 'the store']]);
       const filter = filterOf(opts);
       const [sideA, sideB] = [{ ...filter, release: a }, { ...filter, release: b }];
       await withStore(opts.store, async (store) => {
         const result = await diffFunctions(store, sideA, sideB, opts.top);
+        // A misspelt release is no release that lost all its time.
+        const empty = [[a, result.a.traces], [b, result.b.traces]].filter(([, traces]) => traces === 0).map(([release]) => release);
+        if (empty.length) throw new Error(`no traces of release ${empty.join(' or ')} in the store${Object.keys(filter).length ? ' with these filters' : ''}`);
         if (opts.html) writeResult(opts.html, diffHtml(result, a, b, await flameGraph(store, sideA), await flameGraph(store, sideB), filter), [[opts.store, 'the store']]);
         else process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatDiff(result, a, b));
       });

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
 import { DEFAULT_BATCH, Store, openStore } from '@jsprof/store';
 import { startCollector } from '../collector';
+import { UsageError } from '../files';
 import { DEFAULT_BODY_LIMITS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
 import { wholeNumber } from './arguments';
 import { STORE_HELP } from './ingest';
@@ -66,7 +67,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
   program
     .command('serve')
     .description('Collect the traces pages send (sendTrace): validated, rate limited, written as files and/or into a store.')
-    .option('--port <n>', 'port to listen on (0: any free port)', wholeNumber('--port', 0), 8080)
+    .option('--port <n>', 'port to listen on (0: any free port)', wholeNumber('--port', 0, 65535), 8080)
     .option('--host <host>', 'address to listen on (0.0.0.0 for every interface)', '127.0.0.1')
     .option('--dir <dir>', 'write each trace as a JSON file here')
     .option('--store <store>', `write the traces into ${STORE_HELP}`)
@@ -86,7 +87,16 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .option('--spill-dir <dir>', 'with --store and no --dir: where traces the store could not take at shutdown are saved', 'jsprof-unwritten')
     .addHelpText('after', HELP)
     .action(async (opts) => {
-      if (!opts.dir && !opts.store) throw new Error('say where traces go: --dir <dir>, --store <store>, or both');
+      if (!opts.dir && !opts.store) throw new UsageError('say where traces go: --dir <dir>, --store <store>, or both');
+      const unused = [
+        ['--rate', opts.rateLimit === false && opts.rate !== DEFAULT_RATE_LIMIT.perSecond, '--no-rate-limit'],
+        ['--burst', opts.rateLimit === false && opts.burst !== DEFAULT_RATE_LIMIT.burst, '--no-rate-limit'],
+        ['--batch', !opts.store && opts.batch !== DEFAULT_BATCH, 'no --store'],
+        ['--max-buffered', !opts.store && opts.maxBuffered !== DEFAULT_MAX_BUFFERED, 'no --store'],
+        ['--source-maps', !opts.store && opts.sourceMaps !== undefined, 'no --store'],
+        ['--release-maps', !opts.store && opts.releaseMaps !== undefined, 'no --store'],
+      ].find(([, given]) => given);
+      if (unused) throw new UsageError(`${unused[0]} does nothing with ${unused[2]}`);
       const store: Store | undefined = opts.store ? await openStore(opts.store) : undefined;
       try {
         const collector = await startCollector({
