@@ -53,6 +53,11 @@ test('call paths become stacks parents first, positions 1-based, idle nodes idle
   expect(summary.busy).toBe(4);
 });
 
+test('a profile whose times step back further than V8 reorders samples is refused, not read with every later sample at one instant', () => {
+  const broken = { ...PROFILE, timeDeltas: [10_000, 10_000, -1_000_000_000, 10_000, 10_000, 10_000] };
+  expect(() => parseTraceText(JSON.stringify(broken))).toThrow(new TraceError('timeDeltas[2] steps back 1000000 ms, more than a profile\'s samples are reordered (1000 ms at most)'));
+});
+
 test("a real node --cpu-prof profile reads with the program's functions, and survives a round trip through jsprof convert's format", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-cpuprofile-'));
   const program = path.join(dir, 'busy.js');

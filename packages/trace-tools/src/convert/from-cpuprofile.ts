@@ -8,6 +8,9 @@
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { TraceError, TraceLimits, describe as describeValue } from '../validate';
 
+/** How far (µs) a sample of a CPU profile may fall behind the latest before it. */
+const MAX_STEP_BACK_US = 1_000_000;
+
 /** Whether a parsed JSON value is shaped as a CPU profile rather than a trace. */
 export function isCpuProfile(value: unknown): boolean {
   const v = value as Record<string, unknown> | null;
@@ -102,6 +105,8 @@ export function fromCpuProfile(value: unknown, limits: TraceLimits = {}): Profil
     if (typeof delta !== 'number' || !Number.isFinite(delta)) throw new TraceError(`timeDeltas[${i}] is ${describe(delta)}, not a number`);
     if (!byId.has(id as number)) throw new TraceError(`samples[${i}] ${describe(id)} is no node`);
     time += delta;
+    // V8's reordering is of a few ms; a profile stepping back further has broken times, and every sample after it would land on one instant.
+    if (latest - time > MAX_STEP_BACK_US) throw new TraceError(`timeDeltas[${i}] steps back ${((latest - time) / 1000).toFixed(0)} ms, more than a profile's samples are reordered (${MAX_STEP_BACK_US / 1000} ms at most)`);
     latest = Math.max(latest, time);
     const stackId = stackOf.get(id as number);
     return stackId === undefined ? { timestamp: latest / 1000 } : { timestamp: latest / 1000, stackId };
