@@ -30,7 +30,7 @@ function inModuleHooksThread(): boolean {
 }
 
 if (!state.__jsprofRegistered && !inModuleHooksThread()) {
-  state.__jsprofRegistered = true;
+  Object.defineProperty(state, '__jsprofRegistered', { value: true, configurable: true });
   const settings = settingsOrExit();
   install();
   const { port1, port2 } = new threads.MessageChannel();

@@ -101,6 +101,8 @@ function readInstrumenting(traceFile: string): { modules: number; ms: number } {
 function runChild(scriptPath: string, args: string[], settings: RunSettings): Promise<number> {
   const atTerminal = !!process.stdin.isTTY;
   const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('./profile-run')).href, scriptPath, ...args], {
+    // The program's process.argv0 as `node` started by the user gives it, not the path of Node.
+    argv0: process.argv0,
     stdio: 'inherit',
     env: { ...process.env, [SETTINGS_ENV]: JSON.stringify(settings) },
     detached: !atTerminal,

@@ -205,6 +205,14 @@ describe('what is instrumented', () => {
     expect(busyShare(typed)).toBeGreaterThan(0.8);
   });
 
+  test("the program sees what node would give it: its argv0, and no new enumerable globals (a test runner's leak check)", () => {
+    const dir = tempDir();
+    const script = path.join(dir, 'env.js');
+    fs.writeFileSync(script, 'console.log(JSON.stringify([process.argv0, Object.keys(globalThis)]));\n');
+    const plain = spawnSync(process.execPath, [script], { encoding: 'utf8' }).stdout;
+    expect(jsprof(['run', '-q', '--out', path.join(dir, 't.json'), script]).stdout).toBe(plain);
+  });
+
   test('a program whose work is all in a worker thread is told so, not left with an unexplained idle profile', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'worker.js'), `${BUSY}busy(300);\n`);
