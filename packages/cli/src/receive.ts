@@ -77,6 +77,7 @@ export function traceReceiver(options: ReceiverOptions): TraceReceiver {
   const origins = options.allowOrigins ? new Set(options.allowOrigins.map(normalizeOrigin)) : null;
   const writer = options.store ? new StoreWriter(options.store, { ...options.storeOptions, spillDir: options.dir ? undefined : options.storeOptions?.spillDir }) : null;
   if (options.dir) {
+    if (fs.statSync(options.dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`${options.dir}: not a directory`);
     fs.mkdirSync(options.dir, { recursive: true });
     removeStaleTempFiles(options.dir);
   }

@@ -168,6 +168,6 @@ describe('jsprof symbolicate', () => {
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 1, stderr: `jsprof: ${bad}: stacks[0].frameId 0 is not an index into frames (0 of them)\n` });
     expect(fs.existsSync(out)).toBe(false);
     const noDir = jsprof(['symbolicate', path.join(dir, 'trace.json'), '--source-maps', path.join(dir, 'nowhere')]);
-    expect({ status: noDir.status, stderr: noDir.stderr }).toEqual({ status: 1, stderr: `jsprof: ${path.join(dir, 'nowhere')}: not a directory\n` });
+    expect({ status: noDir.status, stderr: noDir.stderr }).toEqual({ status: 1, stderr: `jsprof: ${path.join(dir, 'nowhere')}: no such directory\n` });
   });
 });

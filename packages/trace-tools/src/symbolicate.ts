@@ -74,7 +74,8 @@ export class SourceMaps {
   readonly badMaps: string[] = [];
 
   constructor(dir: string) {
-    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir}: not a directory`);
+    if (!fs.existsSync(dir)) throw new Error(`${dir}: no such directory`);
+    if (!fs.statSync(dir).isDirectory()) throw new Error(`${dir}: not a directory`);
     this.files = walk(dir);
   }
 

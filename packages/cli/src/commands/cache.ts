@@ -1,4 +1,5 @@
 /** `jsprof cache info` and `jsprof cache clear`: the cache of modules instrumented by `jsprof run` and the register hook. */
+import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_MAX_MB, DIR_ENV, MAX_MB_ENV, cacheBound, cacheContents, cacheDir, clearCache } from '../module-cache';
 
@@ -23,6 +24,7 @@ export function addCacheCommand(program: Command, _setExitCode: (code: number) =
     .description('Print where the cache is, how many modules it holds, its size and its bound.')
     .action(() => {
       const dir = cacheDir();
+      if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`${dir}${process.env[DIR_ENV] ? ` (${DIR_ENV})` : ''}: not a directory`);
       const { entries, bytes } = cacheContents(dir);
       const bound = cacheBound();
       const boundText = size(bound.bytes) + (bound.invalid === undefined ? '' : ` (${MAX_MB_ENV}=${bound.invalid} is not a number ≥ 0, so the default)`);
