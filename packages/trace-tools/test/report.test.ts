@@ -244,7 +244,10 @@ describe('text views', () => {
     expect(page).toContain('safe\\\\u202e');
   });
 
-  test('locations: files relative to the working directory, native frames marked', () => {
+  test('locations: files relative to the working directory, webpack sources by their path in the project, native frames marked', () => {
+    expect(displayLocation('webpack://shop/./src/primes.js', 2, 28)).toBe('src/primes.js:2:28');
+    expect(displayLocation('webpack:///src/primes.js', 2, 28)).toBe('src/primes.js:2:28');
+    expect(displayLocation('webpack://shop/node_modules/marked/lib/marked.esm.js', 24, 15)).toBe('node_modules/marked/lib/marked.esm.js:24:15');
     expect(displayLocation('file:///work/app/a.js', 3, null, '/work')).toBe('app/a.js:3');
     expect(displayLocation('file:///work/app/a.js', 3, 14, '/work')).toBe('app/a.js:3:14');
     expect(displayLocation('file:///elsewhere/a.js', 3, 1, '/work')).toBe('/elsewhere/a.js:3:1');

@@ -19,6 +19,9 @@ export function displayLocation(resource: string | null, line: number | null, co
       // a file: URL Node cannot turn into a path (another host, say) is shown as it is
     }
   }
+  // webpack names sources webpack://<project>/./src/app.js: the path in the project is what a reader looks for.
+  const inProject = /^webpack:\/\/[^/]*\/(?:\.\/)?(.+)$/.exec(where);
+  if (inProject) where = inProject[1];
   if (line == null) return where;
   return column == null ? `${where}:${line}` : `${where}:${line}:${column}`;
 }
