@@ -157,6 +157,21 @@ describe('inserted text', () => {
     expect(JSON.stringify(runScript(`${moved.code}; f()`))).toBe('[1,2]');
   });
 
+  test.each([
+    // Sloppy code binds a function declared in a nested block in the function's scope too (Annex B): the block's own g would hide it.
+    ['if (x) { function g() { return "inner"; } } if (!x) return g(); return g(); function g() { return "outer"; }', 'f(true)', 'inner'],
+    ['switch (x) { case 2: function g() { return "case"; } } if (!x) return g(); return g(); function g() { return "outer"; }', 'f(2)', 'case'],
+    // A direct eval may declare the name: in a block, var g would clash with the block's function g.
+    ['eval("var g = 1"); if (g) return g; return 0; function g() {}', 'f()', 1],
+    ['eval("function g() { return 5; }"); if (g) return g(); return 0; function g() { return 1; }', 'f()', 5],
+  ])('where a block would not hoist a declaration as the body did (%s), it moves before the block: the same result', (body, call, expected) => {
+    const code = `function f(x) { ${body} }`;
+    expect(runScript(`${code}; ${call}`)).toBe(expected);
+    const out = run(code, { threshold: 1 });
+    expect(out.code).toContain('__jsprof$l:');
+    expect(runScript(`${out.code}; ${call}`)).toBe(expected);
+  });
+
   test('nested arrows and object bodies close in the right order', () => {
     const code = 'var k = a => b => ({ a, b }); var s = (a) => (a, a + 1);';
     const out = run(code, { threshold: 1 });

@@ -137,17 +137,23 @@ function isLexicalDeclaration(node: Node): boolean {
 
 /**
  * Whether the body's function declarations keep their meaning inside the block (the guard prefix
- * before it names none of them, statements.ts): each name declared
- * once (a block rejects duplicates in strict code), and by no `var` or parameter (a block rejects
- * the first; sloppy `arguments` would stop seeing the second replaced by the function).
+ * before it names none of them, statements.ts): each name declared once (a block rejects
+ * duplicates in strict code), and by no `var`, parameter or function declaration nested in a block
+ * (a block rejects the first; sloppy `arguments` would stop seeing the second replaced by the
+ * function; the third, in sloppy code, is also bound in the function's scope, Annex B, which the
+ * block's own binding would hide), and no direct `eval`, which may declare any name.
  */
 function canMoveIntoBlock(fn: Node, functions: Node[]): boolean {
   const names = functions.map((f) => f.id.name as string);
   if (new Set(names).size !== names.length) return false;
   const taken = new Set<string>();
   for (const param of fn.params ?? []) collectPatternNames(param, taken);
-  collectVarNames(fn.type === 'StaticBlock' ? fn : fn.body, taken);
-  return names.every((name) => !taken.has(name));
+  let evals = false;
+  const statements: Node[] = fn.type === 'StaticBlock' ? fn.body : fn.body.body;
+  for (const statement of statements) {
+    if (statement.type !== 'FunctionDeclaration') collectHoisted(statement, taken, () => (evals = true));
+  }
+  return !evals && names.every((name) => !taken.has(name));
 }
 
 function collectPatternNames(node: Node | null, out: Set<string>) {
@@ -174,9 +180,14 @@ function collectPatternNames(node: Node | null, out: Set<string>) {
   }
 }
 
-/** Names bound by `var` anywhere in a function body, nested functions excluded. */
-function collectVarNames(node: Node, out: Set<string>) {
+/**
+ * Names a statement of a function body binds in the function's scope: its `var`s and the function
+ * declarations in its blocks, nested functions' insides excluded; `onEval` for a direct `eval(…)`.
+ */
+function collectHoisted(node: Node, out: Set<string>, onEval: () => void) {
+  if (node.type === 'FunctionDeclaration' && node.id) out.add(node.id.name);
   if (isFunctionNode(node) || node.type === 'ClassDeclaration' || node.type === 'ClassExpression') return;
   if (node.type === 'VariableDeclaration' && node.kind === 'var') for (const d of node.declarations) collectPatternNames(d.id, out);
-  forEachChild(node, (child) => collectVarNames(child, out));
+  if (node.type === 'CallExpression' && node.callee?.type === 'Identifier' && node.callee.name === 'eval') onEval();
+  forEachChild(node, (child) => collectHoisted(child, out, onEval));
 }
