@@ -76,9 +76,9 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     return 1;
   }
   const outputs = files.map((f) => (options.inPlace ? f.file : path.resolve(outDir!, f.relative)));
-  const overwritten = options.inPlace ? -1 : outputs.findIndex((o, i) => sameFile(o, files[i].file));
+  const overwritten = options.inPlace ? -1 : outputs.findIndex((o) => files.some((f) => sameFile(o, f.file)));
   if (overwritten >= 0) {
-    process.stderr.write(printableLines(`jsprof: --out-dir ${options.outDir} would write over the files it reads (${files[overwritten].file}): give another directory, or --in-place to replace them\n`));
+    process.stderr.write(printableLines(`jsprof: --out-dir ${options.outDir} would write over the files it reads (${outputs[overwritten]}): give another directory, or --in-place to replace them\n`));
     return 2;
   }
   const duplicate = outputs.find((o, i) => outputs.indexOf(o) !== i);

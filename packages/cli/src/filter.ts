@@ -1,8 +1,8 @@
 /**
  * Which files `jsprof run` instruments: every module Node compiles as JavaScript, but jsprof's own
- * and its tools'. The hooks see only JavaScript (Node's own loaders read JSON and addons another
- * way), whatever its file is named: a script without an extension (`bin/tool`), or TypeScript that
- * a loader (tsx, ts-node) turned into JavaScript.
+ * and its tools'. The hooks are given JavaScript (Node's own loaders read JSON and addons another
+ * way; the hooks pass over the formats Node names TypeScript), whatever its file is named: a script
+ * without an extension (`bin/tool`), or TypeScript that a loader (tsx, ts-node) turned into JavaScript.
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -68,8 +68,9 @@ export function runBaseInterval(sampleInterval: number): number {
 
 /** The interval a `jsprof run` profile samples at (see runBaseInterval). */
 export function runInterval(sampleInterval: number): number {
+  // As the runtime's effectiveInterval (not imported: loading the runtime defines its global, here in jsprof's own process).
   const base = runBaseInterval(sampleInterval);
-  return Math.max(1, Math.ceil(sampleInterval / base)) * base;
+  return Math.max(1, Math.ceil(Math.trunc(sampleInterval) / base)) * base;
 }
 
 /** Where the profiled program says how many modules it instrumented, and in how long, beside its trace. */

@@ -60,14 +60,15 @@ if (!state.__jsprofRegistered && !inModuleHooksThread()) {
 
   const proto = (Module as any).Module.prototype;
   const compile = proto._compile;
-  proto._compile = function (this: unknown, content: string, filename: string) {
-    if (typeof content === 'string' && shouldInstrument(filename)) {
+  // Node 22.18+ passes a format ('commonjs-typescript': types not yet stripped, which _compile does): only JavaScript is instrumented.
+  proto._compile = function (this: unknown, content: string, filename: string, format?: string) {
+    if (typeof content === 'string' && !(typeof format === 'string' && format.includes('typescript')) && shouldInstrument(filename)) {
       const instrumented = runAsOwnWork(() => instrumentModule(content, filename, settings.instrument, 'commonjs', progress));
       if (instrumented) {
         registerModule(filename, instrumented);
-        return compile.call(this, instrumented.code, filename);
+        return compile.call(this, instrumented.code, filename, format);
       }
     }
-    return compile.call(this, content, filename);
+    return compile.call(this, content, filename, format);
   };
 }

@@ -71,7 +71,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
       const trace = JSON.parse(text);
       process.stderr.write(formatReport(trace, options.top, runInterval(options.sampleInterval)));
       if (trace.samples?.length > 0 && trace.samples.every((s: { stackId?: number }) => s.stackId === undefined)) {
-        process.stderr.write('jsprof: no sample found JavaScript running in the program\'s main thread: worker threads and child processes are not profiled\n');
+        process.stderr.write('jsprof: no sample found JavaScript running in the program\'s main thread (it waited the whole run, or its work was in worker threads or child processes, which are not profiled)\n');
       }
       process.stderr.write(`${SELF_TIME_NOTE}\n`);
     }

@@ -53,6 +53,11 @@ describe('every command that writes a file', () => {
     expect(jsprof(['run', '-q', '-o', trace, script]).status).toBe(0);
     const before = fs.readFileSync(trace, 'utf8');
     fs.linkSync(trace, path.join(dir, 'linked.json'));
+    fs.symlinkSync(trace, path.join(dir, 'symlinked.json'));
+    // An input that is another input's output: src/sub/a.js goes to out/sub/a.js, itself given.
+    for (const sub of ['src/sub', 'out/sub']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'src/sub/a.js'), ONE_LINER);
+    fs.writeFileSync(path.join(dir, 'out/sub/a.js'), ONE_LINER);
     const store = path.join(dir, 'traces.duckdb');
     expect(jsprof(['ingest', trace, '--store', store]).status).toBe(0);
     const storeBefore = fs.readFileSync(store);
@@ -60,10 +65,12 @@ describe('every command that writes a file', () => {
       [['report', trace, '--html', trace], /will not write .*trace\.json: it is the trace it reads/],
       [['report', trace, '--html', dir], /will not write .*: it is a directory/],
       [['convert', trace, '-o', path.join(dir, 'linked.json')], /will not write .*linked\.json: it is the trace it reads/],
-      [['symbolicate', trace, '-s', dir, '-o', path.join(dir, '.', 'trace.json')], /will not write .*trace\.json: it is the trace it reads/],
+      [['symbolicate', trace, '-s', dir, '-o', `${dir}/./trace.json`], /will not write .*trace\.json: it is the trace it reads/],
+      [['convert', trace, '-o', path.join(dir, 'symlinked.json')], /will not write .*symlinked\.json: it is the trace it reads/],
       [['query', 'flame', '--store', store, '--html', store], /will not write .*traces\.duckdb: it is the store/],
       [['query', 'diff', 'a', 'b', '--store', store, '--html', store], /will not write .*traces\.duckdb: it is the store/],
       [['instrument', dir, '--out-dir', path.join(dir, '..', path.basename(dir))], /--out-dir .* would write over the files it reads .*app\.js.*--in-place/],
+      [['instrument', path.join(dir, 'src'), path.join(dir, 'out/sub/a.js'), '--out-dir', path.join(dir, 'out')], /--out-dir .* would write over the files it reads .*out\/sub\/a\.js/],
     ];
     for (const [args, message] of cases) {
       const run = jsprof(args);

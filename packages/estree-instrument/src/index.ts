@@ -419,7 +419,7 @@ export const TABLE_REGISTRY = TABLE_REGISTRY_ID;
  * function, the positions of the function alone. The array is not enumerable, as the runtime's
  * globals are not: a program listing the global's keys (a test runner's leak check) finds nothing new.
  */
-export const TABLE_REGISTRATION = `;try { (function (g, k) { g[k] || Object.defineProperty(g, k, { value: [], writable: true, configurable: true }); g[k].push(function () { return new Error(); }); })(globalThis, "${TABLE_REGISTRY}"); } catch (e) {}`;
+export const TABLE_REGISTRATION = `;try { (function (g, k) { g[k] || g.Object.defineProperty(g, k, { value: [], writable: true, configurable: true }); g[k].push(function () { return new Error(); }); })(globalThis, "${TABLE_REGISTRY}"); } catch (e) {}`;
 
 export function functionTable(code: string, program: Node, sourceMap?: any): FunctionTable {
   const { functions } = instrument({ code, program, sourceMap: false }, LIST_ONLY_OPTIONS);

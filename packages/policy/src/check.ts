@@ -279,7 +279,7 @@ export const GLOBAL_MODULE_PRELUDE_SOURCE =
   `h = ${HOOK_OR_INERT}; ` +
   // Not enumerable, as the runtime defines them: a program listing the global's keys (a test
   // runner's leak check) finds nothing new.
-  `d = function (k, v) { k in g ? g[k] = v : Object.defineProperty(g, k, { value: v, writable: true, configurable: true }); }; ` +
+  `d = function (k, v) { k in g ? g[k] = v : g.Object.defineProperty(g, k, { value: v, writable: true, configurable: true }); }; ` +
   BINDINGS.map(({ id, key }) => `d("${id}", h.${key}); `).join('') +
   `}(typeof globalThis == "object" ? globalThis : self);`;
 

@@ -46,6 +46,8 @@ const MAX_BACKFILL_MS = MAX_BACKFILL * BASE_INTERVAL;
  * either. Without the bound, a jump of 1e12 ms filled `jsprof run`'s buffer of a million samples.
  */
 const MAX_GAP_MS = 60_000;
+/** How long (ms) a tick overdue at `stop()` shows the thread was busy, the idle timer having missed several beats. */
+const BUSY_AT_STOP_MS = 50;
 /** A rate of checks is learnt from at least this many milliseconds. */
 const RATE_WINDOW = 1;
 /** ...or from the last arming, if at least this long ago (ms) and faster. */
@@ -292,6 +294,34 @@ export class Engine {
     this.#nextTick = this.#tickAfter(Math.floor((now - this.#origin) / this.#base));
     this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, this.#base);
     this.#arm(now);
+  }
+
+  /**
+   * Takes the ticks that fell due since the last check, as a check in the caller of `below` (the
+   * profiler's `stop`) would: code without checks that ran up to `stop()` (a page's own loop) leaves
+   * its samples, charged to the nearest caller the stack shows, rather than none. Only where the
+   * idle timer missed several beats, so the thread was busy: a tick that only just came due may have
+   * been idle, and is left to the timer as before. Never throws.
+   */
+  catchUp(below: Function): void {
+    if (this.#busy || this.#paused || this.#sessions.size === 0) return;
+    this.#busy++;
+    try {
+      const now = this.#readClock();
+      if (now - this.#dueTime() < BUSY_AT_STOP_MS) return;
+      let stack = -1;
+      try {
+        stack = this.store.add(captureStack(below));
+      } catch {
+        // recorded without a stack
+      }
+      this.#record(now, stack);
+      this.#arm(now);
+    } catch {
+      this.#disarm();
+    } finally {
+      this.#busy--;
+    }
   }
 
   stop(session: Session, resolver: FrameResolver = this.resolver): ProfilerTrace {

@@ -26,29 +26,40 @@ function toUnsignedLong(value: unknown): number {
   return int < 0 ? int + 2 ** 32 : int;
 }
 
-function readOptions(options: unknown): { interval: number; capacity: number } {
+/** Longest interval native Chromium takes: INT_MAX microseconds. */
+const MAX_INTERVAL_MS = (2 ** 31 - 1) / 1000;
+
+const failedToRead = (member: string, problem: string) => new TypeError(`Failed to construct 'Profiler': Failed to read the '${member}' property from 'ProfilerInitOptions': ${problem}`);
+
+/** A dictionary member read once, as WebIDL reads it: present, and a number (ToNumber refuses a BigInt or a Symbol). */
+function readNumber(options: Record<string, unknown>, member: string): number {
+  const value = options[member];
+  if (value === undefined) throw failedToRead(member, 'Required member is undefined.');
+  if (typeof value === 'bigint' || typeof value === 'symbol') throw failedToRead(member, `Cannot convert a ${typeof value === 'bigint' ? 'BigInt' : 'Symbol'} value to a number`);
+  return Number(value);
+}
+
+/** The options as native Chromium's bindings read them: members in the dictionary's order (maxBufferSize, then sampleInterval), each once. */
+function readOptions(options: unknown, given: boolean): { interval: number; capacity: number } {
+  if (!given) throw new TypeError("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
   if (options === null || options === undefined || (typeof options !== 'object' && typeof options !== 'function')) {
-    throw new TypeError("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
+    throw new TypeError("Failed to construct 'Profiler': The provided value is not of type 'ProfilerInitOptions'.");
   }
   const o = options as Record<string, unknown>;
-  if (o.sampleInterval === undefined) {
-    throw new TypeError("Failed to construct 'Profiler': Failed to read the 'sampleInterval' property from 'ProfilerInitOptions': Required member is undefined.");
-  }
-  const interval = Number(o.sampleInterval);
-  if (!Number.isFinite(interval)) {
-    throw new TypeError("Failed to construct 'Profiler': Failed to read the 'sampleInterval' property from 'ProfilerInitOptions': The provided double value is non-finite.");
-  }
-  if (o.maxBufferSize === undefined) {
-    throw new TypeError("Failed to construct 'Profiler': Failed to read the 'maxBufferSize' property from 'ProfilerInitOptions': Required member is undefined.");
-  }
-  const capacity = toUnsignedLong(o.maxBufferSize);
+  const capacity = toUnsignedLong(readNumber(o, 'maxBufferSize'));
+  const interval = readNumber(o, 'sampleInterval');
+  if (!Number.isFinite(interval)) throw failedToRead('sampleInterval', 'The provided double value is non-finite.');
   if (interval < 0) throw new RangeError("Failed to construct 'Profiler': sampleInterval must be non-negative.");
+  if (interval > MAX_INTERVAL_MS) throw new RangeError("Failed to construct 'Profiler': Invalid sample interval.");
   return { interval, capacity };
 }
 
-/** Native Chromium rounds the interval up to a multiple of its base interval (10 ms here; see Engine.setBaseInterval). */
+/**
+ * Native Chromium takes the interval's whole milliseconds (10.9 → 10) and rounds them up to a
+ * multiple of its base interval (10 ms here; see Engine.setBaseInterval), at least one.
+ */
 export function effectiveInterval(requested: number, base = BASE_INTERVAL): number {
-  return Math.max(1, Math.ceil(requested / base)) * base;
+  return Math.max(1, Math.ceil(Math.trunc(requested) / base)) * base;
 }
 
 const EventTargetBase: typeof EventTarget =
@@ -69,10 +80,13 @@ export class Profiler extends EventTargetBase {
   #stopped = false;
   #onsamplebufferfull: ((this: Profiler, ev: Event) => unknown) | null = null;
 
+  #bufferFullTimer: ReturnType<typeof setTimeout> | undefined;
+
   constructor(options: ProfilerInitOptions) {
     super();
     const engine = getEngine();
-    const { interval, capacity } = engine.guard(() => readOptions(options));
+    const given = arguments.length > 0;
+    const { interval, capacity } = engine.guard(() => readOptions(options, given));
     if (engine.open >= MAX_SESSIONS) {
       throw new TypeError(`Failed to construct 'Profiler': Cannot have more than ${MAX_SESSIONS} concurrent profilers.`);
     }
@@ -104,6 +118,10 @@ export class Profiler extends EventTargetBase {
       return Promise.reject(domException('Profiler already stopped.', 'InvalidStateError'));
     }
     this.#stopped = true;
+    this.#cancelBufferFull();
+    // The ticks due up to now, taken in the caller of stop() as a check there would take them: code
+    // without checks that ran up to stop() (a page's own loop) leaves its samples, not none.
+    this.#engine.catchUp(Profiler.prototype.stop);
     return this.#engine.stopAsync(this.#session);
   }
 
@@ -111,7 +129,13 @@ export class Profiler extends EventTargetBase {
   stopSync(): ProfilerTrace {
     if (this.#stopped) throw domException('Profiler already stopped.', 'InvalidStateError');
     this.#stopped = true;
+    this.#cancelBufferFull();
     return this.#engine.stop(this.#session);
+  }
+
+  /** A stopped profiler's `samplebufferfull` not yet delivered never is, as in native Chromium. */
+  #cancelBufferFull() {
+    if (this.#bufferFullTimer !== undefined) clearTimeout(this.#bufferFullTimer);
   }
 
   /**
@@ -121,7 +145,7 @@ export class Profiler extends EventTargetBase {
    */
   #bufferFull() {
     const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
-    setTimeout(this.dispatchEvent.bind(this), 0, event);
+    this.#bufferFullTimer = setTimeout(this.dispatchEvent.bind(this), 0, event);
   }
 }
 

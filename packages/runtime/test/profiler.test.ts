@@ -22,9 +22,33 @@ describe('construction', () => {
     await profiler.stop();
   });
 
-  test('a negative sampleInterval is a RangeError', () => {
+  test('a negative sampleInterval is a RangeError, and so is one over INT_MAX microseconds, as native Chromium', () => {
     expect(() => new Profiler({ sampleInterval: -1, maxBufferSize: 10 })).toThrow(RangeError);
     expect(() => new Profiler({ sampleInterval: -0.001, maxBufferSize: 10 })).toThrow(RangeError);
+    expect(() => new Profiler({ sampleInterval: 2147483.648, maxBufferSize: 10 })).toThrow(new RangeError("Failed to construct 'Profiler': Invalid sample interval."));
+    expect(() => new Profiler({ sampleInterval: 1e300, maxBufferSize: 10 })).toThrow(RangeError);
+  });
+
+  test("options are read as native Chromium's bindings read them: maxBufferSize first, each once, BigInt and Symbol refused", () => {
+    const read: string[] = [];
+    const options = {
+      get sampleInterval() {
+        read.push('sampleInterval');
+        return 10;
+      },
+      get maxBufferSize() {
+        read.push('maxBufferSize');
+        return 10;
+      },
+    };
+    const profiler = new Profiler(options);
+    expect(read).toEqual(['maxBufferSize', 'sampleInterval']);
+    profiler.stopSync();
+    expect(() => new Profiler({} as any)).toThrow("Failed to read the 'maxBufferSize' property from 'ProfilerInitOptions': Required member is undefined.");
+    expect(() => new Profiler({ sampleInterval: 10n, maxBufferSize: 10 } as any)).toThrow(new TypeError("Failed to construct 'Profiler': Failed to read the 'sampleInterval' property from 'ProfilerInitOptions': Cannot convert a BigInt value to a number"));
+    expect(() => new Profiler({ sampleInterval: 10, maxBufferSize: Symbol('n') } as any)).toThrow("Cannot convert a Symbol value to a number");
+    expect(() => (new (Profiler as any)())).toThrow("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
+    expect(() => new Profiler(5 as any)).toThrow("Failed to construct 'Profiler': The provided value is not of type 'ProfilerInitOptions'.");
   });
 
   test.each([
@@ -48,7 +72,9 @@ describe('construction', () => {
     [5, 10],
     [9, 10],
     [10, 10],
-    [10.5, 20],
+    [10.5, 10],
+    [10.9, 10],
+    [20.5, 20],
     [11, 20],
     [15, 20],
     [16, 20],
@@ -71,7 +97,7 @@ describe('construction', () => {
     expect(setBaseInterval(1)).toBe(true);
     try {
       const profiler = new Profiler({ sampleInterval: 2.5, maxBufferSize: 10 });
-      expect(profiler.sampleInterval).toBe(3);
+      expect(profiler.sampleInterval).toBe(2);
       expect(setBaseInterval(10)).toBe(false);
       await profiler.stop();
     } finally {
@@ -176,6 +202,17 @@ describe('samplebufferfull', () => {
     expectValidTrace(trace);
   });
 
+  test('stopped in the task the buffer filled in, it fires no samplebufferfull, as native Chromium', async () => {
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
+    const events: boolean[] = [];
+    profiler.addEventListener('samplebufferfull', () => events.push(profiler.stopped));
+    work.busy(80);
+    const trace = await profiler.stop();
+    await sleep(40);
+    expect(events).toEqual([]);
+    expect(trace.samples).toHaveLength(2);
+  });
+
   test('the onsamplebufferfull attribute', async () => {
     const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
     expect(profiler.onsamplebufferfull).toBeNull();
@@ -240,6 +277,18 @@ describe('samples', () => {
       expect(s.timestamp).toBeGreaterThanOrEqual(before);
       expect(s.timestamp).toBeLessThanOrEqual(after);
     }
+    expectValidTrace(trace);
+  });
+
+  test('code without checks that ran up to stop() leaves its samples, charged to the caller of stop()', async () => {
+    // This test file has no checks: no sample can be taken while the loop runs, and no idle timer fires.
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+    const end = performance.now() + 200;
+    while (performance.now() < end);
+    const trace = await profiler.stop();
+    // Native Chromium gives about 20; before, none.
+    expect(trace.samples.length).toBeGreaterThanOrEqual(10);
+    expect(trace.samples.filter((s) => s.stackId !== undefined).length).toBeGreaterThanOrEqual(10);
     expectValidTrace(trace);
   });
 

@@ -4,7 +4,7 @@ export { Identities } from './identity';
 export type { FunctionRow, IdentifiedTrace, ReleaseMaps, StackRow } from './identity';
 export { LABELS, dayOf, documentOfRaw, rawTraceOf, traceRows } from './rows';
 export type { FunctionTimes, Label, Labels, RawTrace, StackTimes, TraceRow, TraceRows } from './rows';
-export { WrittenIds, filterSql } from './store';
+export { LAYOUT_TABLE, WrittenIds, filterSql } from './store';
 export type { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow } from './store';
 export { DEFAULT_BATCH, DEFAULT_FILES_BATCH, Ingester, RowMaker, ingestFiles, reingest } from './ingest';
 export type { IngestFilesOptions, IngestSummary, MapsOptions } from './ingest';
@@ -12,7 +12,7 @@ export { NOISE_FACTOR, diffFunctions, flameGraph, topFunctions } from './queries
 export type { DiffResult, DiffRow, DiffSide, FlameGraph, FlameNode, TopFunction, TopResult, TopView } from './queries';
 export { DuckDBStore } from './duckdb/store';
 export { ClickHouseStore } from './clickhouse/store';
-export { DEFAULT_SCHEMA, clusterSchemaStatements, schemaStatements } from './clickhouse/schema';
+export { DEFAULT_SCHEMA, SCHEMA_VERSION as CLICKHOUSE_SCHEMA_VERSION, clusterSchemaStatements, schemaStatements } from './clickhouse/schema';
 export type { ClickHouseSchemaOptions, ClusterSchemaOptions } from './clickhouse/schema';
 export { chdbExecutor, clickhouseClientExecutor } from './clickhouse/executor';
 export type { ClickHouseExecutor } from './clickhouse/executor';

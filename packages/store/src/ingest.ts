@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ReadLimits, SourceMaps, TraceDocument, TraceError, readOrReport } from '@jsprof/trace-tools';
 import { FunctionRow, Identities, ReleaseMaps, StackRow } from './identity';
-import { RawTrace, TraceRows, documentOfRaw, traceRows } from './rows';
+import { RawTrace, TraceRows, dayOf, documentOfRaw, traceRows } from './rows';
 import type { Store } from './store';
 import { ingestInWorkers } from './ingest-workers';
 import { FetchedMaps, isReleaseName } from './fetched-maps';
@@ -86,6 +86,7 @@ export class RowMaker {
 
   /** One trace's rows; with `mapsUrl`, after `prepare`. */
   rowsOf(document: TraceDocument): TraceRows {
+    dayOf(document.receivedAt, this.now); // a day no store keeps is refused before anything is counted
     const identified = this.identities.identify(document.trace, this.mapsFor(document));
     if (identified.stats) {
       this.stats_.frames += identified.stats.frames;
@@ -348,7 +349,15 @@ export async function reingest(source: Store, target: Store, maps: MapsOptions =
     for (let after = '0'; ; ) {
       const rows = await source.rawTraces(after, batchSize);
       if (rows.length === 0) break;
-      for (const row of rows) await ingester.add(documentOfRaw(JSON.parse(row.raw) as RawTrace));
+      for (const row of rows) {
+        try {
+          await ingester.add(documentOfRaw(JSON.parse(row.raw) as RawTrace));
+        } catch (error) {
+          // A trace an older jsprof took and this one refuses (stacks too deep, a day no store keeps).
+          if (!(error instanceof TraceError)) throw error;
+          ingester.reject();
+        }
+      }
       after = rows[rows.length - 1].traceId;
     }
     await ingester.flush();

@@ -74,7 +74,7 @@ test('a file that is not a DuckDB database is refused and left as it was, not op
   expect(fs.readFileSync(file, 'utf8')).toBe(text);
 });
 
-test('stores opened read-only (as queries open them) are opened by several at once, and cannot be written', async () => {
+test('a store opened read-only (as queries open it) answers, beside another reader, and cannot be written; a database that is no store is refused', async () => {
   const file = path.join(tempDir('read-only'), 'traces.duckdb');
   const files = writeFieldTraces(path.join(path.dirname(file), 'traces'), { releases: ['1'], traces: 5 });
   const writer = await DuckDBStore.open(file);
@@ -84,4 +84,12 @@ test('stores opened read-only (as queries open them) are opened by several at on
   for (const reader of readers) expect((await topFunctions(reader)).all.traces).toBe(5);
   await expect(ingestFiles(readers[0], writeFieldTraces(path.join(path.dirname(file), 'more'), { releases: ['1'], traces: 2, seed: 3 }))).rejects.toThrow(/read-?only/i);
   for (const reader of readers) await reader.close();
+  const empty = path.join(path.dirname(file), 'empty.duckdb');
+  const instance = await DuckDBInstance.create(empty);
+  (await instance.connect()).closeSync();
+  instance.closeSync();
+  await expect(DuckDBStore.open(empty, { readOnly: true })).rejects.toThrow(`${empty}: a DuckDB database but no jsprof store (jsprof ingest makes one)`);
+  const zero = path.join(path.dirname(file), 'zero.duckdb');
+  fs.writeFileSync(zero, '');
+  await expect(DuckDBStore.open(zero)).rejects.toThrow(`${zero}: not a DuckDB store (jsprof ingest makes one in a new file)`);
 });

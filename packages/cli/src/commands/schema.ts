@@ -3,7 +3,7 @@
  * when it first opens) or for a cluster (to run once before the store first opens it).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_SCHEMA, clusterSchemaStatements, schemaStatements } from '@jsprof/store';
+import { CLICKHOUSE_SCHEMA_VERSION as SCHEMA_VERSION, DEFAULT_SCHEMA, LAYOUT_TABLE, clusterSchemaStatements, schemaStatements } from '@jsprof/store';
 import { wholeNumber } from './arguments';
 
 function databaseName(value: string): string {
@@ -35,6 +35,8 @@ and connect the store to any of its servers. Every statement is CREATE … IF NO
       if (opts.cluster === undefined && (!opts.replicated || !opts.onCluster)) command.error('error: --no-replicated and --no-on-cluster are for the cluster form: give --cluster <name>.');
       const options = { database: opts.database, rawDays: opts.rawDays, rollupDays: opts.rollupDays };
       const statements = opts.cluster === undefined ? schemaStatements(options) : clusterSchemaStatements({ ...options, cluster: opts.cluster, replicated: opts.replicated, onCluster: opts.onCluster });
-      process.stdout.write(statements.map((statement) => `${statement};\n`).join('\n'));
+      // The layout these tables are, so that a jsprof of another layout refuses them rather than taking them for its own.
+      const layout = `INSERT INTO ${options.database}.${LAYOUT_TABLE} VALUES (${SCHEMA_VERSION})`;
+      process.stdout.write([...statements, layout].map((statement) => `${statement};\n`).join('\n'));
     });
 }

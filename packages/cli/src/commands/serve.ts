@@ -95,6 +95,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         ['--max-buffered', !opts.store && opts.maxBuffered !== DEFAULT_MAX_BUFFERED, 'no --store'],
         ['--source-maps', !opts.store && opts.sourceMaps !== undefined, 'no --store'],
         ['--release-maps', !opts.store && opts.releaseMaps !== undefined, 'no --store'],
+        ['--spill-dir', (!opts.store || opts.dir) && opts.spillDir !== 'jsprof-unwritten', !opts.store ? 'no --store' : '--dir (the traces are kept there)'],
       ].find(([, given]) => given);
       if (unused) throw new UsageError(`${unused[0]} does nothing with ${unused[2]}`);
       const store: Store | undefined = opts.store ? await openStore(opts.store) : undefined;

@@ -49,7 +49,7 @@ function checkDuckDBFile(file: string): void {
     throw error;
   }
   // A DuckDB file: a checksum, then "DUCK".
-  if (head.length > 0 && head.subarray(8, 12).toString('latin1') !== 'DUCK') throw new Error(`${file}: not a DuckDB store (jsprof ingest makes one in a new file)`);
+  if (head.subarray(8, 12).toString('latin1') !== 'DUCK') throw new Error(`${file}: not a DuckDB store (jsprof ingest makes one in a new file)`);
 }
 
 export class DuckDBStore implements Store {
@@ -87,6 +87,7 @@ export class DuckDBStore implements Store {
       const tables = new Set((await rows('SELECT table_name FROM duckdb_tables()')).map((r) => String(r.table_name)));
       // Layout 1 kept the labels as columns of traces.
       const version = await storeLayout(async (table) => tables.has(table), async () => Number((await rows(`SELECT max(schema_version) AS v FROM ${LAYOUT_TABLE}`))[0].v), SCHEMA_VERSION, file);
+      if (version === null && readOnly) throw new Error(`${file}: a DuckDB database but no jsprof store (jsprof ingest makes one)`);
       if (version === null) {
         // One transaction: a store is made whole, with its layout's number, or not at all.
         await connection.run('BEGIN TRANSACTION');
