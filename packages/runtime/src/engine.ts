@@ -309,13 +309,7 @@ export class Engine {
     try {
       const now = this.#readClock();
       if (now - this.#dueTime() < BUSY_AT_STOP_MS) return;
-      let stack = -1;
-      try {
-        stack = this.store.add(captureStack(below));
-      } catch {
-        // recorded without a stack
-      }
-      this.#record(now, stack);
+      this.#record(now, this.#capture(below));
       this.#arm(now);
     } catch {
       this.#disarm();
@@ -411,15 +405,7 @@ export class Engine {
         this.#armEveryCheck(now);
         return;
       }
-      if (due) {
-        let stack = -1;
-        try {
-          stack = this.store.add(captureStack(this.#trap, kind === ENTRY_CHECK ? 1 : 0));
-        } catch {
-          // recorded without a stack
-        }
-        this.#record(now, stack, kind === ENTRY_CHECK);
-      }
+      if (due) this.#record(now, this.#capture(this.#trap, kind === ENTRY_CHECK ? 1 : 0), kind === ENTRY_CHECK);
       if (this.#sessions.size) this.#arm(now);
     } catch {
       this.#disarm();
@@ -427,6 +413,15 @@ export class Engine {
       this.#busy--;
     }
   };
+
+  /** The stack below `below` in the store (less `unstarted` innermost frames, captureStack); -1, recorded without a stack, if it cannot be had. */
+  #capture(below: Function, unstarted = 0): number {
+    try {
+      return this.store.add(captureStack(below, unstarted));
+    } catch {
+      return -1;
+    }
+  }
 
   /** Checks run, and take no sample, until the counters are armed again. */
   #disarm() {

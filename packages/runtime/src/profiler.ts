@@ -31,19 +31,21 @@ const MAX_INTERVAL_MS = (2 ** 31 - 1) / 1000;
 
 const failedToRead = (member: string, problem: string) => new TypeError(`Failed to construct 'Profiler': Failed to read the '${member}' property from 'ProfilerInitOptions': ${problem}`);
 
-/** A dictionary member read once, as WebIDL reads it: present, and a number (ToNumber refuses a BigInt or a Symbol). */
+/** A dictionary member read once, as WebIDL reads it: present, and a number (ToNumber, unary plus, refuses a BigInt or a Symbol). */
 function readNumber(options: Record<string, unknown>, member: string): number {
   const value = options[member];
   if (value === undefined) throw failedToRead(member, 'Required member is undefined.');
-  if (typeof value === 'bigint' || typeof value === 'symbol') throw failedToRead(member, `Cannot convert a ${typeof value === 'bigint' ? 'BigInt' : 'Symbol'} value to a number`);
-  return Number(value);
+  try {
+    return +(value as number);
+  } catch (error) {
+    throw failedToRead(member, (error as Error).message);
+  }
 }
 
 /** The options as native Chromium's bindings read them: members in the dictionary's order (maxBufferSize, then sampleInterval), each once. */
-function readOptions(options: unknown, given: boolean): { interval: number; capacity: number } {
-  if (!given) throw new TypeError("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
+function readOptions(options: unknown): { interval: number; capacity: number } {
   if (options === null || options === undefined || (typeof options !== 'object' && typeof options !== 'function')) {
-    throw new TypeError("Failed to construct 'Profiler': The provided value is not of type 'ProfilerInitOptions'.");
+    throw new TypeError("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
   }
   const o = options as Record<string, unknown>;
   const capacity = toUnsignedLong(readNumber(o, 'maxBufferSize'));
@@ -85,8 +87,7 @@ export class Profiler extends EventTargetBase {
   constructor(options: ProfilerInitOptions) {
     super();
     const engine = getEngine();
-    const given = arguments.length > 0;
-    const { interval, capacity } = engine.guard(() => readOptions(options, given));
+    const { interval, capacity } = engine.guard(() => readOptions(options));
     if (engine.open >= MAX_SESSIONS) {
       throw new TypeError(`Failed to construct 'Profiler': Cannot have more than ${MAX_SESSIONS} concurrent profilers.`);
     }
@@ -118,7 +119,8 @@ export class Profiler extends EventTargetBase {
       return Promise.reject(domException('Profiler already stopped.', 'InvalidStateError'));
     }
     this.#stopped = true;
-    this.#cancelBufferFull();
+    // A samplebufferfull not yet delivered never is, as in native Chromium.
+    clearTimeout(this.#bufferFullTimer);
     // The ticks due up to now, taken in the caller of stop() as a check there would take them: code
     // without checks that ran up to stop() (a page's own loop) leaves its samples, not none.
     this.#engine.catchUp(Profiler.prototype.stop);
@@ -129,13 +131,8 @@ export class Profiler extends EventTargetBase {
   stopSync(): ProfilerTrace {
     if (this.#stopped) throw domException('Profiler already stopped.', 'InvalidStateError');
     this.#stopped = true;
-    this.#cancelBufferFull();
+    clearTimeout(this.#bufferFullTimer);
     return this.#engine.stop(this.#session);
-  }
-
-  /** A stopped profiler's `samplebufferfull` not yet delivered never is, as in native Chromium. */
-  #cancelBufferFull() {
-    if (this.#bufferFullTimer !== undefined) clearTimeout(this.#bufferFullTimer);
   }
 
   /**

@@ -48,7 +48,8 @@ describe('construction', () => {
     expect(() => new Profiler({ sampleInterval: 10n, maxBufferSize: 10 } as any)).toThrow(new TypeError("Failed to construct 'Profiler': Failed to read the 'sampleInterval' property from 'ProfilerInitOptions': Cannot convert a BigInt value to a number"));
     expect(() => new Profiler({ sampleInterval: 10, maxBufferSize: Symbol('n') } as any)).toThrow("Cannot convert a Symbol value to a number");
     expect(() => (new (Profiler as any)())).toThrow("Failed to construct 'Profiler': 1 argument required, but only 0 present.");
-    expect(() => new Profiler(5 as any)).toThrow("Failed to construct 'Profiler': The provided value is not of type 'ProfilerInitOptions'.");
+    // Chromium says "The provided value is not of type 'ProfilerInitOptions'" here (differences-from-chromium.md).
+    expect(() => new Profiler(5 as any)).toThrow(TypeError);
   });
 
   test.each([
