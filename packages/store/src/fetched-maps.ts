@@ -5,7 +5,8 @@
  * map is fetched once per release and script and kept in a temporary directory laid out as an
  * uploaded release is (`<dir>/<hash of the release>/<path>.map`), where `SourceMaps` reads it: a
  * map's relative `sources` resolve the same way, so a function has the same id whichever way its
- * maps came. The ingest's worker threads share the directory: a map one of them fetched, or found
+ * maps came (but for an arrow a minifier inlined where its name was: only an uploaded build has the
+ * script that names it by its body, see @jsprof/trace-tools' symbolicate). The ingest's worker threads share the directory: a map one of them fetched, or found
  * missing (`<path>.map.none`), is not asked for again by the others.
  */
 import * as fs from 'node:fs';
