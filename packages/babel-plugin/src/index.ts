@@ -146,11 +146,15 @@ function instrument(path: NodePath, src: string, t: Types, checks: Checks, optio
   if (plan.loopChecks) {
     for (const loop of plan.loops) loop.body = t.blockStatement(loop.body.type === 'BlockStatement' ? [checks.loop(), ...loop.body.body] : [checks.loop(), loop.body]);
   }
+  // The program's own code in new statements keeps its place (loc): a coverage tool after this plugin
+  // (babel-jest puts istanbul last) counts them, and passes over the checks, which have none.
+  const at = <N extends { loc?: unknown }>(statement: N, original: { loc?: unknown }): N => Object.assign(statement, { loc: original.loc });
   if (plan.kind === 'expression') {
+    const expression = node.body;
     const body = plan.keepsValue
-      ? [t.variableDeclaration('let', [t.variableDeclarator(value(), node.body)]), exitCheck('value'), t.returnStatement(value())]
-      : [t.returnStatement(node.body)];
-    node.body = t.blockStatement([checks.entry(), ...body]);
+      ? [at(t.variableDeclaration('let', [at(t.variableDeclarator(value(), expression), expression)]), expression), exitCheck('value'), t.returnStatement(value())]
+      : [at(t.returnStatement(expression), expression)];
+    node.body = at(t.blockStatement([checks.entry(), ...body]), expression);
     node.expression = false;
     return;
   }
@@ -171,7 +175,7 @@ function instrument(path: NodePath, src: string, t: Types, checks: Checks, optio
       ReturnStatement(ret: NodePath) {
         if (!returns.has(ret.node)) return;
         const argument = ret.node.argument ?? t.unaryExpression('void', t.numericLiteral(0));
-        ret.replaceWith(t.blockStatement([t.expressionStatement(t.assignmentExpression('=', value(), argument)), t.breakStatement(t.identifier(BODY_LABEL))]));
+        ret.replaceWith(t.blockStatement([at(t.expressionStatement(t.assignmentExpression('=', value(), argument)), ret.node), t.breakStatement(t.identifier(BODY_LABEL))]));
       },
     });
   }
