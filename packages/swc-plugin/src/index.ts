@@ -13,7 +13,7 @@ import { NESTING_LIMIT, tooDeepAt } from './nesting';
 
 export interface SwcInstrumentOptions extends Partial<PlacementOptions> {
   filename?: string;
-  /** The map of `code` (SWC's own output map), chained onto the result's. */
+  /** The map of `code` (SWC's own output map), chained onto the result's; by default the map inline in `code`, if any. */
   inputSourceMap?: any;
   /** Whether to make a source map (default true). */
   sourceMap?: boolean;
@@ -47,11 +47,29 @@ const PARSER_OPTIONS = {
   allowReturnOutsideFunction: true,
 } as const;
 
+/** A trailing inline source map comment (`//# sourceMappingURL=data:…;base64,…`), as SWC's `sourceMaps: 'inline'` writes it. */
+const INLINE_MAP = /\/\/[#@] sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/;
+
 export function instrument(code: string, options: SwcInstrumentOptions = {}): SwcInstrumentResult {
-  const { filename, inputSourceMap, sourceMap, ...policy } = options;
+  const { filename, sourceMap, inputSourceMap: given, ...policy } = options;
+  let inputSourceMap = given;
+  // Code carrying its map inline: that map is chained, and the comment is replaced by the chained
+  // map, as the one there no longer matches the code.
+  const inline = inputSourceMap === undefined ? INLINE_MAP.exec(code) : null;
+  if (inline) {
+    try {
+      inputSourceMap = JSON.parse(Buffer.from(inline[1], 'base64').toString('utf8'));
+    } catch {
+      // an unreadable map is left as it is
+    }
+  }
   const program = programOf(code, filename ?? '<input>');
   const result = instrumentEstree({ code, program, filename, inputSourceMap, sourceMap }, policy);
-  return { code: result.code, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed, protocol: result.protocol };
+  let out = result.code;
+  if (inline && inputSourceMap !== undefined && result.changed && result.map) {
+    out = out.replace(INLINE_MAP, `//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(result.map)).toString('base64')}\n`);
+  }
+  return { code: out, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed, protocol: result.protocol };
 }
 
 /**

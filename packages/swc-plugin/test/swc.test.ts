@@ -89,6 +89,21 @@ describe('after an SWC build', () => {
   });
 });
 
+describe('code carrying its map inline', () => {
+  test("SWC's inline map is chained, and the comment carries the chained map (the old one no longer matches)", () => {
+    const original = 'function f(a: number) {\n  const b = a + 1;\n  return g(b);\n}\nfunction g(x: number) {\n  if (x > 1) throw new Error("at g");\n  return x;\n}\nmodule.exports = f;\n';
+    const built = transformSync(original, { filename: 'one.ts', sourceMaps: 'inline', minify: true, jsc: { parser: { syntax: 'typescript' }, target: 'es2022', minify: { compress: false, mangle: false } } });
+    const out = instrument(built.code, { threshold: 1, filename: 'one.js' });
+    const comment = /sourceMappingURL=data:application\/json;charset=utf-8;base64,(\S+)\s*$/.exec(out.code);
+    expect(JSON.parse(Buffer.from(comment![1], 'base64').toString('utf8'))).toEqual(out.map);
+    // The throw in g, in the instrumented code, leads back to line 6 of one.ts.
+    const lines = out.code.split('\n');
+    const line = lines.findIndex((l) => l.includes('throw new Error'));
+    const pos = originalPositionFor(new TraceMap(out.map), { line: line + 1, column: lines[line].indexOf('throw new Error') });
+    expect(pos).toMatchObject({ source: 'one.ts', line: 6 });
+  });
+});
+
 describe('the webpack loader', () => {
   const loader = require('../src/loader').default;
   const call = (source: string, inputMap: any, options: object) =>
