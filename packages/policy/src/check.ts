@@ -238,6 +238,9 @@ const BINDINGS: { id: string; key: string; imported: string }[] = [
 /** The hook, in the prelude of a script reaching the runtime through the global. */
 export const HOOK_ID = `${RUNTIME_GLOBAL}$h`;
 
+/** Where the inert counters start (HOOK_OR_INERT): no program runs a check this often. */
+export const INERT_COUNT = 2 ** 30;
+
 /**
  * The runtime's hook, or inert stand-ins where it is not loaded: counters as the runtime's, an
  * Int32Array, that a billion checks of one slot do not bring below 0 (and a check below 0 only
@@ -248,9 +251,6 @@ export const HOOK_ID = `${RUNTIME_GLOBAL}$h`;
  * The hook is taken only if its `S` is an object: code instrumented when checks called `S` as a
  * function finds none there, and runs as if the runtime were not loaded.
  */
-/** Where the inert counters start (HOOK_OR_INERT): no program runs a check this often. */
-export const INERT_COUNT = 2 ** 30;
-
 const HOOK_OR_INERT = `typeof ${RUNTIME_GLOBAL} == "object" && ${RUNTIME_GLOBAL} && typeof ${RUNTIME_GLOBAL}.${HOOK_SLOW_PATH} == "object" ? ${RUNTIME_GLOBAL} : { ${HOOK_COUNTER}: new Int32Array(${1 + EXIT_SLOTS}).fill(${INERT_COUNT}), ${HOOK_SLOW_PATH}: {} }`;
 
 /**
