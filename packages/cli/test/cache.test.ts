@@ -143,9 +143,17 @@ describe('jsprof cache info and clear', () => {
   });
 
   test('--help lists the cache commands and says where the cache is', () => {
-    expect(jsprof(['--help']).stdout).toMatch(/\n\s+cache\s+Show or clear the cache/);
+    expect(jsprof(['--help']).stdout).toMatch(/\n\s+cache \[info\|clear\]\s+Show or clear the cache/);
     const help = jsprof(['cache', '--help']).stdout;
     for (const text of ['info', 'clear', 'JSPROF_CACHE_DIR', 'JSPROF_CACHE_MAX_MB', 'node_modules/.cache/jsprof']) expect(help).toContain(text);
+  });
+
+  test('cache without info or clear, or with another word, is bad usage (2), as query is', () => {
+    for (const args of [['cache'], ['cache', 'bogus']]) {
+      const run = jsprof(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^jsprof: (which\? |no cache command "bogus"; )info or clear\nUsage: jsprof cache <info\|clear>/);
+    }
   });
 });
 

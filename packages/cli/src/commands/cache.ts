@@ -1,6 +1,7 @@
 /** `jsprof cache info` and `jsprof cache clear`: the cache of modules instrumented by `jsprof run` and the register hook. */
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
+import { printable } from '@jsprof/trace-tools';
 import { DEFAULT_MAX_MB, DIR_ENV, MAX_MB_ENV, cacheBound, cacheContents, cacheDir, clearCache } from '../module-cache';
 
 /** Sizes as the bound is given: megabytes of 1024 × 1024 bytes (kilobytes below one). */
@@ -8,9 +9,17 @@ function size(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-export function addCacheCommand(program: Command, _setExitCode: (code: number) => void): void {
+export function addCacheCommand(program: Command, setExitCode: (code: number) => void): void {
   const cache = program
     .command('cache')
+    .usage('<info|clear>')
+    .argument('[info|clear]')
+    // Without a subcommand, or with one that is not known: bad usage, as for `jsprof query`.
+    .action((name?: string) => {
+      process.stderr.write(`jsprof: ${name === undefined ? 'which? ' : `no cache command "${printable(name)}"; `}info or clear\n`);
+      cache.outputHelp({ error: true });
+      setExitCode(2);
+    })
     .description('Show or clear the cache of instrumented modules that makes a second `jsprof run` fast.')
     .addHelpText(
       'after',
