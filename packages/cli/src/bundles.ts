@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTRY, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
-import { describeFsError, filesUnder, sameFile, writeAtomic } from './files';
+import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets } from './sampled-pages';
 
@@ -76,7 +76,8 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     return 1;
   }
   const outputs = files.map((f) => (options.inPlace ? f.file : path.resolve(outDir!, f.relative)));
-  const overwritten = options.inPlace ? -1 : outputs.findIndex((o) => files.some((f) => sameFile(o, f.file)));
+  const inputIds = new Set(files.map((f) => fileIdentity(f.file)));
+  const overwritten = options.inPlace ? -1 : outputs.findIndex((o) => inputIds.has(fileIdentity(o)));
   if (overwritten >= 0) {
     process.stderr.write(printableLines(`jsprof: --out-dir ${options.outDir} would write over the files it reads (${outputs[overwritten]}): give another directory, or --in-place to replace them\n`));
     return 2;

@@ -92,11 +92,10 @@ export class UsageError extends Error {
 /** A file a command reads, and what it is to the user ("the trace it reads", "the store"). */
 export type Input = [file: string, what: string];
 
-/** Whether two paths name one file (through links too). */
-export function sameFile(a: string, b: string): boolean {
-  if (path.resolve(a) === path.resolve(b)) return true;
-  const [x, y] = [statOrNull(a), statOrNull(b)];
-  return !!x && !!y && x.dev === y.dev && x.ino === y.ino;
+/** What names one file whatever the path to it (links too): its device and inode where it is there, else its full path. */
+export function fileIdentity(file: string): string {
+  const stat = statOrNull(file);
+  return stat ? `${stat.dev}:${stat.ino}` : path.resolve(file);
 }
 
 /** What is at `file`, or null for nothing there (or a path through a file, or one it may not look at). */
@@ -111,7 +110,8 @@ function statOrNull(file: string): fs.Stats | null {
 /** Why a command may not write to `out` (a directory, or one of its inputs, links included), or null. */
 export function refusedOutput(out: string, inputs: Input[]): string | null {
   if (statOrNull(out)?.isDirectory()) return 'it is a directory';
-  const input = inputs.find(([file]) => sameFile(out, file));
+  const id = fileIdentity(out);
+  const input = inputs.find(([file]) => fileIdentity(file) === id);
   return input ? `it is ${input[1]}` : null;
 }
 

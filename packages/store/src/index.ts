@@ -12,7 +12,7 @@ export { NOISE_FACTOR, diffFunctions, flameGraph, topFunctions } from './queries
 export type { DiffResult, DiffRow, DiffSide, FlameGraph, FlameNode, TopFunction, TopResult, TopView } from './queries';
 export { DuckDBStore } from './duckdb/store';
 export { ClickHouseStore } from './clickhouse/store';
-export { DEFAULT_SCHEMA, SCHEMA_VERSION as CLICKHOUSE_SCHEMA_VERSION, clusterSchemaStatements, schemaStatements } from './clickhouse/schema';
+export { DEFAULT_SCHEMA, SCHEMA_VERSION as CLICKHOUSE_SCHEMA_VERSION, clusterSchemaStatements, isPlainName, schemaStatements } from './clickhouse/schema';
 export type { ClickHouseSchemaOptions, ClusterSchemaOptions } from './clickhouse/schema';
 export { chdbExecutor, clickhouseClientExecutor } from './clickhouse/executor';
 export type { ClickHouseExecutor } from './clickhouse/executor';

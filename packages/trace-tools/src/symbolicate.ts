@@ -85,14 +85,18 @@ export class SourceMaps {
     return this.maps.get(url)!;
   }
 
-  private findMap(url: string): TraceMap | null {
+  /** The directory's files for the script at `url`, its map (`<name>.map`) or itself, those whose path shares most with the URL's first (maps before scripts). */
+  private filesFor(url: string, withMaps: boolean): string[] {
     const scriptPath = urlPath(url);
     const name = path.basename(scriptPath);
-    if (!name) return null;
-    const candidates = this.files
-      .filter((f) => path.basename(f) === `${name}.map` || path.basename(f) === name)
+    if (!name) return [];
+    return this.files
+      .filter((f) => (withMaps && path.basename(f) === `${name}.map`) || path.basename(f) === name)
       .sort((a, b) => sharedSuffix(b.replace(/\.map$/, ''), scriptPath) - sharedSuffix(a.replace(/\.map$/, ''), scriptPath) || Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
-    for (const file of candidates) {
+  }
+
+  private findMap(url: string): TraceMap | null {
+    for (const file of this.filesFor(url, true)) {
       const map = file.endsWith('.map') ? this.readMap(file) : this.mapOfScript(file);
       if (map) return map;
     }
@@ -132,9 +136,7 @@ export class SourceMaps {
   }
 
   private readScript(url: string): RanScript | null {
-    const scriptPath = urlPath(url);
-    const name = path.basename(scriptPath);
-    const file = this.files.filter((f) => name && path.basename(f) === name).sort((a, b) => sharedSuffix(b, scriptPath) - sharedSuffix(a, scriptPath))[0];
+    const file = this.filesFor(url, false)[0];
     if (!file) return null;
     try {
       const code = fs.readFileSync(file, 'utf8');

@@ -24,6 +24,18 @@ export function numberIn(min: number, max: number, problem: string) {
   };
 }
 
+/**
+ * A command that only groups subcommands (`query top|flame|diff`, `cache info|clear`): run without
+ * one, or with a word that is none, it says so (`problem`) and shows its help, as bad usage (2).
+ */
+export function withSubcommands(command: Command, words: string, problem: (word?: string) => string, setExitCode: (code: number) => void): Command {
+  return command.argument(`[${words}]`).action((word?: string) => {
+    process.stderr.write(`jsprof: ${problem(word === undefined ? undefined : printable(word))}\n`);
+    command.outputHelp({ error: true });
+    setExitCode(2);
+  });
+}
+
 /** Which functions get checks, and where (`run` and `instrument`): the flags @jsprof/policy's option table gives. */
 export function withPlacementOptions(command: Command): Command {
   for (const { name, flag } of OPTIONS) {

@@ -1,7 +1,7 @@
 /** `jsprof cache info` and `jsprof cache clear`: the cache of modules instrumented by `jsprof run` and the register hook. */
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { printable } from '@jsprof/trace-tools';
+import { withSubcommands } from './arguments';
 import { DEFAULT_MAX_MB, DIR_ENV, MAX_MB_ENV, cacheBound, cacheContents, cacheDir, clearCache } from '../module-cache';
 
 /** Sizes as the bound is given: megabytes of 1024 × 1024 bytes (kilobytes below one). */
@@ -13,13 +13,6 @@ export function addCacheCommand(program: Command, setExitCode: (code: number) =>
   const cache = program
     .command('cache')
     .usage('<info|clear>')
-    .argument('[info|clear]')
-    // Without a subcommand, or with one that is not known: bad usage, as for `jsprof query`.
-    .action((name?: string) => {
-      process.stderr.write(`jsprof: ${name === undefined ? 'which? ' : `no cache command "${printable(name)}"; `}info or clear\n`);
-      cache.outputHelp({ error: true });
-      setExitCode(2);
-    })
     .description('Show or clear the cache of instrumented modules that makes a second `jsprof run` fast.')
     .addHelpText(
       'after',
@@ -27,6 +20,7 @@ export function addCacheCommand(program: Command, setExitCode: (code: number) =>
         `\nelse jsprof-cache in the system temp directory. A run that instrumented anything ends by removing the least recently` +
         `\nused modules until the cache is within $${MAX_MB_ENV} megabytes (default ${DEFAULT_MAX_MB}).`,
     );
+  withSubcommands(cache, 'info|clear', (word) => `${word === undefined ? 'which? ' : `no cache command "${word}"; `}info or clear`, setExitCode);
 
   cache
     .command('info')

@@ -8,7 +8,7 @@ import { htmlReport, printable } from '@jsprof/trace-tools';
 import { DiffResult, Filter, FlameGraph, FlameNode, LABELS, Store, TopResult, TopView, diffFunctions, flameGraph, openStore, topFunctions } from '@jsprof/store';
 import { checkOutput, writeResult } from '../files';
 import { storeHelp } from './ingest';
-import { wholeNumber } from './arguments';
+import { wholeNumber, withSubcommands } from './arguments';
 
 function day(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('must be a day, YYYY-MM-DD.');
@@ -152,14 +152,8 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
   const query = program
     .command('query')
     .description('Ask a store (filled by `jsprof ingest`) where time goes: top functions, a merged flame graph, or the difference between two releases.')
-    .usage('<top|flame|diff> [options]')
-    .argument('[top|flame|diff]')
-    // Without a query, or with one that is not known: bad usage.
-    .action((name?: string) => {
-      process.stderr.write(`jsprof: ${name === undefined ? 'which query? ' : `no query "${printable(name)}"; `}top, flame or diff\n`);
-      query.outputHelp({ error: true });
-      setExitCode(2);
-    });
+    .usage('<top|flame|diff> [options]');
+  withSubcommands(query, 'top|flame|diff', (name) => `${name === undefined ? 'which query? ' : `no query "${name}"; `}top, flame or diff`, setExitCode);
 
   withStoreAndFilter(query.command('top'))
     .description('Functions by self and total time over the traces, and per release, page or browser.')

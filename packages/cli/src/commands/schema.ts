@@ -3,11 +3,11 @@
  * when it first opens) or for a cluster (to run once before the store first opens it).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { CLICKHOUSE_SCHEMA_VERSION as SCHEMA_VERSION, DEFAULT_SCHEMA, LAYOUT_TABLE, clusterSchemaStatements, schemaStatements } from '@jsprof/store';
+import { CLICKHOUSE_SCHEMA_VERSION as SCHEMA_VERSION, DEFAULT_SCHEMA, LAYOUT_TABLE, clusterSchemaStatements, isPlainName, schemaStatements } from '@jsprof/store';
 import { wholeNumber } from './arguments';
 
 function databaseName(value: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new InvalidArgumentError('must be a plain name: letters, digits and _.');
+  if (!isPlainName(value)) throw new InvalidArgumentError('must be a plain name: letters, digits and _.');
   return value;
 }
 

@@ -135,8 +135,11 @@ function engineClause(table: Table, { rawDays, rollupDays }: ClickHouseSchemaOpt
   return `ENGINE = ${engine} PARTITION BY toYYYYMM(day) ORDER BY (${table.orderBy}) TTL day + INTERVAL ${Math.floor(days)} DAY SETTINGS ${window}`;
 }
 
+/** A name SQL takes without quoting: letters, digits and _, not starting with a digit. */
+export const isPlainName = (name: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+
 function checkOptions(options: ClickHouseSchemaOptions): void {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(options.database)) throw new Error(`${options.database}: not a plain database name`);
+  if (!isPlainName(options.database)) throw new Error(`${options.database}: not a plain database name`);
   for (const [name, days] of [['rawDays', options.rawDays], ['rollupDays', options.rollupDays]] as const) {
     if (!Number.isInteger(days) || days < 1) throw new Error(`${name}: ${days} is not a whole number of days of 1 or more`);
   }
