@@ -526,8 +526,9 @@ export class Engine {
   }
 
   #record(now: number, stack: number, atEntry = false) {
-    if (!Number.isFinite(now)) return; // a clock patched to give nonsense records nothing
     const lastTick = Math.floor((now - this.#origin) / this.#base);
+    // A clock patched to give nonsense (NaN, or ticks past 2^53, where counting by one stands still) records nothing.
+    if (!Number.isSafeInteger(lastTick)) return;
     // Each profiler's ticks since the last one recorded, within MAX_GAP_MS, no more than its buffer
     // still holds (a buffer of 0 is found full at its first): the work is bounded whatever the clock did.
     const ticks = new OwnSet<number>();
