@@ -84,7 +84,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   }
   const duplicate = outputs.find((o, i) => outputs.indexOf(o) !== i);
   if (duplicate) {
-    process.stderr.write(`jsprof: two inputs would be written to ${duplicate}\n`);
+    process.stderr.write(printableLines(`jsprof: two inputs would be written to ${duplicate}\n`));
     return 1;
   }
 
@@ -122,7 +122,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     const functions = reports.reduce((n, r) => n + r.functions, 0);
     const done = reports.length - failed;
     process.stderr.write(`jsprof: instrumented ${instrumented} of ${functions} functions in ${done} file${done === 1 ? '' : 's'}${failed ? `; ${failed} failed` : ''}\n`);
-    if (pages?.length) process.stderr.write(`jsprof: the sampling snippet is in ${pages.join(', ')}\n`);
+    if (pages?.length) process.stderr.write(printableLines(`jsprof: the sampling snippet is in ${pages.join(', ')}\n`));
   }
   return failed || pagesError ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /** Writing files so that a reader never sees half of one, and nothing a user had is widened or lost. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { printable } from '@jsprof/trace-tools';
 
 export interface WriteOptions {
   /**
@@ -10,12 +11,6 @@ export interface WriteOptions {
   like?: string;
 }
 
-/**
- * Writes `target` through a temporary file and a rename, keeping an existing file's mode and owner
- * (a new file takes those of `options.like`, if given); through a symlink, the file it names is
- * replaced. A device or a pipe (/dev/stdout) is written to directly: there is nothing to replace,
- * and a rename would put a file in its place.
- */
 /** The end of the name of writeAtomic's temporary files, `<file>.<pid>.<random>.tmp`, with the writer's pid. */
 export const TEMP_FILE = /\.(\d+)\.[0-9a-z]*\.tmp$/;
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -37,14 +32,23 @@ export function removeStaleTempFiles(dir: string): void {
   }
 }
 
+/**
+ * Writes `target` through a temporary file and a rename, keeping an existing file's owner and mode
+ * (never wider than `options.like`'s, if given: a new file takes that file's); through a symlink,
+ * the file it names is replaced. A character device or a pipe (/dev/null, /dev/stdout) is written to
+ * directly: there is nothing to replace, and a rename would put a file in its place. A block device
+ * or a socket is refused.
+ */
 export function writeAtomic(target: string, data: string, options: WriteOptions = {}): void {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
+  if (stat?.isBlockDevice() || stat?.isSocket()) throw new Error(`it is a ${stat.isSocket() ? 'socket' : 'block device'}, not a file`);
   if (stat && !stat.isFile() && !stat.isDirectory()) {
     fs.writeFileSync(target, data);
     return;
   }
   const file = stat ? fs.realpathSync(target) : target;
-  const model = stat ?? (options.like ? fs.statSync(options.like, { throwIfNoEntry: false }) : undefined);
+  const like = options.like ? fs.statSync(options.like, { throwIfNoEntry: false }) : undefined;
+  const model = stat ? { uid: stat.uid, gid: stat.gid, mode: like ? stat.mode & like.mode : stat.mode } : like;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -76,6 +80,7 @@ export function describeFsError(error: unknown): string {
   if (code === 'ENOTDIR') return 'a part of the path is not a directory';
   if (code === 'EROFS') return 'read-only file system';
   if (code === 'ENOSPC') return 'no space left on the device';
+  if (code === 'EFBIG') return 'file too large (for the file system, or the file size limit)';
   return (error as Error)?.message ?? String(error);
 }
 
@@ -115,6 +120,25 @@ export function refusedOutput(out: string, inputs: Input[]): string | null {
   return input ? `it is ${input[1]}` : null;
 }
 
+const TRACE_START = /^\uFEFF?\s*\{\s*("(resources|frames|stacks|samples)"|\}|$)/;
+
+/**
+ * Why a trace may not replace `file`: something is there that is not a trace (a module the program
+ * loads, a package.json), or null. Only the file's first bytes are read.
+ */
+export function refusedForTrace(file: string): string | null {
+  const stat = statOrNull(file);
+  if (!stat?.isFile() || stat.size === 0) return null;
+  const start = Buffer.alloc(256);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, start, 0, start.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return TRACE_START.test(start.toString('utf8').replace(/\0+$/, '')) ? null : 'it is not a trace (a trace replaces only a trace: remove it first)';
+}
+
 /** Refuses (bad usage) an output that is one of the command's inputs or a directory: before the work, where it is long. */
 export function checkOutput(out: string, inputs: Input[]): void {
   const refused = out === '-' ? null : refusedOutput(out, inputs);
@@ -139,9 +163,9 @@ export function writeResult(out: string, text: string, inputs: Input[] = []): vo
   try {
     writeAtomic(out, text);
   } catch (error) {
-    throw new Error(`cannot write ${out}: ${describeFsError(error)}`);
+    throw new Error(`cannot write ${printable(out)}: ${describeFsError(error)}`);
   }
-  process.stderr.write(`jsprof: wrote ${out}\n`);
+  process.stderr.write(`jsprof: wrote ${printable(out)}\n`);
 }
 
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);

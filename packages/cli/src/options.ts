@@ -6,6 +6,8 @@ export interface RunSettings {
   instrument: InstrumentOptions;
   /** Where to write the trace; absent when only instrumenting (`--import @jsprof/cli/register`). */
   out?: string;
+  /** `jsprof run`'s own directory, which the program removes if jsprof ends before it (SIGKILL, out of memory). */
+  scratch?: string;
   sampleInterval: number;
   maxBufferSize: number;
 }

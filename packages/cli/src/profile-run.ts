@@ -38,3 +38,32 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   };
   process.on(signal, onSignal);
 }
+
+// jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
+// end (SIGTERM), and nothing of jsprof's is left behind. What this needs is taken before the program
+// can replace it (fake timers, mocked files).
+const jsprof = process.ppid;
+const { readFileSync } = fs;
+const signal = process.kill.bind(process);
+const stopWatching = clearInterval;
+function jsprofEnded(): boolean {
+  try {
+    // Linux: the parent now, which process.ppid does not follow.
+    const stat = readFileSync('/proc/self/stat', 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) !== jsprof;
+  } catch {
+    try {
+      return !signal(jsprof, 0);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  }
+}
+const watch = setInterval(() => {
+  if (!jsprofEnded()) return;
+  stopWatching(watch);
+  written = true; // nobody is left to read a trace
+  if (settings.scratch) fs.rmSync(settings.scratch, { recursive: true, force: true });
+  signal(process.pid, 'SIGTERM');
+}, 500);
+watch.unref();

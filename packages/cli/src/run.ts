@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RunSettings, SETTINGS_ENV, instrumentingFile, runInterval } from './options';
-import { formatReport } from '@jsprof/trace-tools';
-import { refusedOutput, writeAtomic } from './files';
+import { formatReport, printable } from '@jsprof/trace-tools';
+import { refusedForTrace, refusedOutput, writeAtomic } from './files';
 
 /** What self time is in a jsprof trace, under the table `jsprof run` prints. */
 export const SELF_TIME_NOTE = 'self includes the functions without checks each one calls (below the threshold, built-ins)';
@@ -20,7 +20,7 @@ export interface RunOptions extends Required<Pick<RunSettings, 'sampleInterval' 
 export async function run(script: string, args: string[], options: RunOptions): Promise<number> {
   let scriptPath = path.resolve(script);
   if (!fs.existsSync(scriptPath)) {
-    process.stderr.write(`jsprof: no such file: ${script}\n`);
+    process.stderr.write(`jsprof: no such file: ${printable(script)}\n`);
     return 1;
   }
   if (fs.statSync(scriptPath).isDirectory()) {
@@ -28,14 +28,14 @@ export async function run(script: string, args: string[], options: RunOptions): 
     try {
       scriptPath = require.resolve(scriptPath);
     } catch {
-      process.stderr.write(`jsprof: ${script} is a directory with no program in it (no package.json "main", no index.js)\n`);
+      process.stderr.write(`jsprof: ${printable(script)} is a directory with no program in it (no package.json "main", no index.js)\n`);
       return 1;
     }
   }
   const out = path.resolve(options.out);
-  const refused = refusedOutput(out, [[scriptPath, 'the script to run']]);
+  const refused = refusedOutput(out, [[scriptPath, 'the script to run']]) ?? refusedForTrace(out);
   if (refused) {
-    process.stderr.write(`jsprof: will not write the trace to ${options.out}: ${refused}\n`);
+    process.stderr.write(`jsprof: will not write the trace to ${printable(options.out)}: ${refused}\n`);
     return 2;
   }
   // The child writes the trace to a file of jsprof's own; it replaces the output only once there is
@@ -46,6 +46,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
     const settings: RunSettings = {
       instrument: options.instrument,
       out: traceFile,
+      scratch,
       sampleInterval: options.sampleInterval,
       maxBufferSize: options.maxBufferSize,
     };
@@ -58,11 +59,11 @@ export async function run(script: string, args: string[], options: RunOptions): 
     try {
       writeAtomic(out, text);
     } catch (error) {
-      process.stderr.write(`jsprof: cannot write the trace to ${options.out}: ${(error as Error).message}\n`);
+      process.stderr.write(`jsprof: cannot write the trace to ${printable(options.out)}: ${printable((error as Error).message)}\n`);
       return code || 1;
     }
     if (!options.quiet) {
-      process.stderr.write(`\njsprof: trace written to ${path.relative(process.cwd(), out) || out}\n`);
+      process.stderr.write(`\njsprof: trace written to ${printable(path.relative(process.cwd(), out) || out)}\n`);
       const instrumenting = readInstrumenting(traceFile);
       if (instrumenting.modules > 0) {
         const time = instrumenting.ms < 1000 ? `${Math.round(instrumenting.ms)} ms` : `${(instrumenting.ms / 1000).toFixed(1)} s`;
@@ -93,10 +94,11 @@ function readInstrumenting(traceFile: string): { modules: number; ms: number } {
 
 /**
  * Runs the program and resolves to its exit status (128 + the signal's number when a signal ended
- * it, as a shell reports it). Signals sent to jsprof are passed on once: the program runs in a
- * process group of its own when jsprof has no terminal, so that a signal to jsprof's group does
- * not reach it twice; at a terminal it shares jsprof's group, the terminal's Ctrl-C reaches it
- * directly, and jsprof passes on SIGINT no more.
+ * it, as a shell reports it). Signals reach the program once: it runs in a process group of its own
+ * when jsprof has no terminal, so that a signal to jsprof's group does not reach it twice, and jsprof
+ * passes them on. At a terminal it shares jsprof's group (to read the terminal), so what the terminal
+ * sends to the group (Ctrl-C, the hangup when it closes) reaches it directly, and jsprof passes on
+ * only SIGTERM, what `kill <pid>` sends. (A SIGTERM sent to the whole group there reaches it twice.)
  */
 function runChild(scriptPath: string, args: string[], settings: RunSettings): Promise<number> {
   const atTerminal = !!process.stdin.isTTY;
@@ -107,12 +109,13 @@ function runChild(scriptPath: string, args: string[], settings: RunSettings): Pr
     env: { ...process.env, [SETTINGS_ENV]: JSON.stringify(settings) },
     detached: !atTerminal,
   });
-  const forwarded: NodeJS.Signals[] = atTerminal ? ['SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const forwarded: NodeJS.Signals[] = atTerminal ? ['SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const ignored: NodeJS.Signals[] = atTerminal ? ['SIGINT', 'SIGHUP'] : [];
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of forwarded) process.on(signal, forward);
-  // At a terminal, jsprof outlives a Ctrl-C the program handles, to write its report.
+  // At a terminal, jsprof outlives what the terminal sends if the program handles it, to write its report.
   const ignore = () => {};
-  if (atTerminal) process.on('SIGINT', ignore);
+  for (const signal of ignored) process.on(signal, ignore);
   return new Promise<number>((resolve) => {
     child.on('exit', (status, signal) => resolve(status ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1)));
     child.on('error', (error) => {
@@ -121,6 +124,6 @@ function runChild(scriptPath: string, args: string[], settings: RunSettings): Pr
     });
   }).finally(() => {
     for (const signal of forwarded) process.off(signal, forward);
-    process.off('SIGINT', ignore);
+    for (const signal of ignored) process.off(signal, ignore);
   });
 }

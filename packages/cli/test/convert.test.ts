@@ -217,6 +217,7 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
     fs.writeFileSync(path.join(bad, 'malformed.json'), '{"resources": [], "frames": [], "stacks": [{"frameId": 3}], "samples": []}');
     fs.writeFileSync(path.join(bad, 'truncated.json'), JSON.stringify(trace).slice(0, 200));
     fs.writeFileSync(path.join(bad, 'empty-trace.json'), JSON.stringify({ resources: [], frames: [], stacks: [], samples: [] }));
+    fs.writeFileSync(path.join(bad, 'far-future.json'), '{"resources":[],"frames":[{"name":"f"}],"stacks":[{"frameId":0}],"samples":[{"timestamp":1e308,"stackId":0}]}');
   });
 
   test.each([
@@ -225,6 +226,7 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
     ['a malformed trace', [path.join(bad, 'malformed.json'), '--to', 'cpuprofile'], /^jsprof: .*malformed\.json: stacks\[0\]\.frameId 3 is not an index into frames \(0 of them\)\n$/],
     ['a truncated file', [path.join(bad, 'truncated.json'), '--to', 'speedscope'], /^jsprof: .*truncated\.json: is not JSON \(.*\)\n$/],
     ['a trace without samples', [path.join(bad, 'empty-trace.json'), '--to', 'speedscope'], /^jsprof: .*empty-trace\.json: the trace has no samples; there is nothing to convert\n$/],
+    ['a timestamp no clock gives (it was written as null)', [path.join(bad, 'far-future.json'), '--to', 'cpuprofile'], /^jsprof: .*far-future\.json: samples\[0\]\.timestamp 1e\+308 is beyond .*\n$/],
   ])('%s', (_, args, message) => {
     const before = fs.readdirSync(bad).sort();
     const result = jsprof(['convert', ...args]);
@@ -238,7 +240,7 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
     fs.mkdirSync(target);
     const result = jsprof(['convert', traceFile, '--to', 'cpuprofile', '-o', target]);
     expect([result.status, result.stderr]).toEqual([2, `jsprof: will not write ${target}: it is a directory\n`]);
-    expect(fs.readdirSync(bad).sort()).toEqual(['a-directory', 'empty-trace.json', 'malformed.json', 'truncated.json']);
+    expect(fs.readdirSync(bad).sort()).toEqual(['a-directory', 'empty-trace.json', 'far-future.json', 'malformed.json', 'truncated.json']);
     expect(fs.readdirSync(target)).toEqual([]);
   });
 

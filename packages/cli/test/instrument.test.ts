@@ -337,6 +337,10 @@ describe('jsprof instrument on bad input and bad places', () => {
     fs.writeFileSync(path.join(dir, 'twice.js'), source);
     fs.linkSync(path.join(dir, 'twice.js'), path.join(dir, 'twice-again.js'));
     spawnSync('mkfifo', [path.join(dir, 'pipe.js')]);
+    // A map from an earlier run, readable by all: it now holds what only the source's readers may read.
+    fs.writeFileSync(`${file}.map`, '{}');
+    fs.chmodSync(`${file}.map`, 0o644);
+    if (asRoot) fs.chownSync(`${file}.map`, nobody, fs.statSync(file).gid);
     const run = jsprof(['instrument', file, path.join(dir, 'link.js'), path.join(dir, 'twice.js'), path.join(dir, 'pipe.js'), '--in-place', '--source-map']);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/link\.js in place: it is a symbolic link/);

@@ -307,4 +307,14 @@ test('file names and trace text in messages reach the terminal escaped', () => {
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
     expect(run.stderr).toContain('\\u001b]0;owned\\u0007\\u202egnp.json');
   }
+  // And when all goes well: the names of what was written, and of the program that ran.
+  const named = path.join(tempDir(), 'x\u001b]0;owned\u0007\u202e');
+  fs.mkdirSync(named);
+  fs.writeFileSync(path.join(named, 'app.js'), 'let s = 0; for (let i = 0; i < 1e6; i++) s += i;\n');
+  for (const command of [['run', '-o', path.join(named, 'trace.json'), path.join(named, 'app.js')], ['convert', path.join(named, 'trace.json'), '--to', 'speedscope']]) {
+    const run = jsprof(command);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('\\u001b]0;owned\\u0007\\u202e');
+    expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
+  }
 });

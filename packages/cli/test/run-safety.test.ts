@@ -3,7 +3,7 @@
  * file kept when no trace comes), and signals, which reach the program once and end it as they
  * would have, with the exit status a shell gives. No command writes over what it reads.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIN, jsprof, tempDir } from './helpers';
@@ -31,20 +31,49 @@ describe('the output path', () => {
     const directory = jsprof(['run', '-o', dir, script]);
     expect(directory.status).toBe(2);
     expect(directory.stderr).toMatch(/it is a directory/);
+    // A module the program loads, or any other file that is not a trace.
+    fs.writeFileSync(path.join(dir, 'lib.js'), 'module.exports = 42;\n');
+    fs.writeFileSync(path.join(dir, 'main.js'), 'console.log(require("./lib.js"));\n');
+    const module = jsprof(['run', '-o', path.join(dir, 'lib.js'), path.join(dir, 'main.js')]);
+    expect(module.status).toBe(2);
+    expect(module.stderr).toMatch(/^jsprof: will not write the trace to .*lib\.js: it is not a trace/);
+    expect(module.stdout).toBe('');
+    expect(fs.readFileSync(path.join(dir, 'lib.js'), 'utf8')).toBe('module.exports = 42;\n');
+    // An old trace, or an empty file, is replaced.
+    for (const old of ['{"resources":[],"frames":[],"stacks":[],"samples":[]}', '']) {
+      fs.writeFileSync(path.join(dir, 'old.json'), old);
+      expect(jsprof(['run', '-q', '-o', path.join(dir, 'old.json'), path.join(dir, 'main.js')]).status).toBe(0);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'old.json'), 'utf8')).samples).toEqual(expect.any(Array));
+    }
   });
 
   test('a run that ends without a trace leaves the old trace as it was', () => {
     const dir = tempDir();
     const out = path.join(dir, 'trace.json');
-    fs.writeFileSync(out, 'the old trace');
+    const oldTrace = '{"resources":[],"frames":[],"stacks":[],"samples":[],"note":"the old trace"}';
+    fs.writeFileSync(out, oldTrace);
     fs.writeFileSync(path.join(dir, 'killed.js'), 'process.kill(process.pid, "SIGKILL");\n');
     const run = jsprof(['run', '-o', out, path.join(dir, 'killed.js')]);
     expect(run.stderr).toContain('the program ended without a trace');
-    expect(fs.readFileSync(out, 'utf8')).toBe('the old trace');
+    expect(fs.readFileSync(out, 'utf8')).toBe(oldTrace);
   });
 });
 
 describe('every command that writes a file', () => {
+  test('writes to a character device (/dev/null) but refuses a block device, naming it', () => {
+    const dir = tempDir();
+    const trace = path.join(dir, 'trace.json');
+    fs.writeFileSync(path.join(dir, 'app.js'), ONE_LINER);
+    expect(jsprof(['run', '-q', '-o', trace, path.join(dir, 'app.js')]).status).toBe(0);
+    expect(jsprof(['convert', trace, '-o', '/dev/null']).status).toBe(0);
+    const disk = path.join(dir, 'disk');
+    // A block device node of a loop device that is not there: what a write to it reaches is not the point.
+    if (spawnSync('mknod', [disk, 'b', '7', '250']).status !== 0) return; // not root: nothing to try
+    const run = jsprof(['convert', trace, '-o', disk]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/disk: it is a block device, not a file/);
+  });
+
   test('refuses to write over what it reads (by any name, hard links too) or a directory, with exit status 2, leaving it intact', () => {
     const dir = tempDir();
     const script = path.join(dir, 'app.js');
@@ -85,10 +114,10 @@ describe('every command that writes a file', () => {
 
 describe('signals', () => {
   /** Starts `jsprof run` on a program that prints `ready` once it listens, and resolves when it did. */
-  function start(program: string, out: string) {
+  function start(program: string, out: string, env: Record<string, string> = {}) {
     const dir = path.dirname(out);
     fs.writeFileSync(path.join(dir, 'app.js'), program);
-    const child = spawn(process.execPath, [BIN, 'run', '-q', '-o', out, path.join(dir, 'app.js')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'run', '-q', '-o', out, path.join(dir, 'app.js')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     const ready = new Promise<void>((resolve) => {
       child.stdout.on('data', (chunk) => {
@@ -127,6 +156,67 @@ ${BUSY}`, out);
     const run = start(BUSY, out);
     await run.ready;
     run.child.kill('SIGTERM');
+    expect((await run.exited).status).toBe(128 + 15);
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).samples.length).toBeGreaterThan(0);
+  });
+
+  test('at a terminal, a hangup sent to the whole process group runs the program\'s handler once', async () => {
+    // `script` gives jsprof a terminal; the program prints its process group, which jsprof's shares there.
+    const dir = tempDir();
+    const out = path.join(dir, 'trace.json');
+    fs.writeFileSync(
+      path.join(dir, 'app.js'),
+      `let count = 0;
+process.on('SIGHUP', () => { count++; console.log('hup ' + count); setTimeout(() => process.exit(0), 300); });
+const stat = require('fs').readFileSync('/proc/self/stat', 'utf8');
+console.log('group ' + stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[2] + ' tty ' + process.stdin.isTTY);
+${BUSY}`,
+    );
+    const command = [process.execPath, BIN, 'run', '-q', '-o', out, path.join(dir, 'app.js')].map((word) => `'${word}'`).join(' ');
+    const child = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    for (const end = Date.now() + 20_000; !/ready/.test(output) && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(output).toMatch(/group \d+ tty true/);
+    process.kill(-Number(/group (\d+)/.exec(output)![1]), 'SIGHUP');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    for (const end = Date.now() + 2000; !fs.existsSync(out) && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(output).toContain('hup 1');
+    expect(output).not.toContain('hup 2');
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).samples.length).toBeGreaterThan(0);
+  });
+
+  test('jsprof killed with SIGKILL: the program is asked to end (SIGTERM) and jsprof leaves no scratch files', async () => {
+    const out = path.join(tempDir(), 'trace.json');
+    const scratch = tempDir(); // jsprof's TMPDIR
+    const run = start(`process.on('SIGTERM', () => { console.log('asked to end'); process.exit(0); });
+console.log('pid ' + process.pid);
+${BUSY}`, out, { TMPDIR: scratch });
+    await run.ready;
+    expect(fs.readdirSync(scratch)).toEqual([expect.stringMatching(/^jsprof-run-/)]);
+    const pid = Number(/pid (\d+)/.exec(run.stdout())![1]);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const alive = () => {
+      try {
+        return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); // a zombie has ended
+      } catch {
+        return false;
+      }
+    };
+    for (const end = Date.now() + 5000; (alive() || !run.stdout().includes('asked to end')) && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive()).toBe(false);
+    expect(run.stdout()).toContain('asked to end');
+    expect(fs.existsSync(out)).toBe(false);
+    expect(fs.readdirSync(scratch)).toEqual([]);
+  });
+
+  test('SIGTERM sent to the program itself, not to jsprof: it ends as it would have, the trace written, jsprof exits 143', async () => {
+    const out = path.join(tempDir(), 'trace.json');
+    const run = start(`console.log('pid ' + process.pid);\n${BUSY}`, out);
+    await run.ready;
+    process.kill(Number(/pid (\d+)/.exec(run.stdout())![1]), 'SIGTERM');
     expect((await run.exited).status).toBe(128 + 15);
     expect(JSON.parse(fs.readFileSync(out, 'utf8')).samples.length).toBeGreaterThan(0);
   });
