@@ -145,6 +145,7 @@ function sampledVite(sampling: SamplingOptions) {
       if (inInstrumentedPass() || config?.command !== 'build' || config.build.ssr) return;
       const { build } = await importFrom(config.root, 'vite');
       const outDir = path.resolve(config.root, config.build.outDir);
+      const dir = instrumentedDir(sampling);
       const relative = config.base === '' || config.base.startsWith('.');
       // vite writes the environments it resolved into the inline config (the client's with the plain build's outDir): they are made again.
       const { environments: _, ...inline } = config.inlineConfig ?? {};
@@ -154,14 +155,38 @@ function sampledVite(sampling: SamplingOptions) {
           configFile: config.configFile ?? false,
           root: config.root,
           mode: config.mode,
-          base: relative ? config.base : `${config.base}${instrumentedDir(sampling)}/`,
           logLevel: config.logLevel,
-          build: { ...inline.build, outDir: path.join(outDir, instrumentedDir(sampling)), emptyOutDir: true },
+          experimental: { ...inline.experimental, renderBuiltUrl: urlsBesidePlainBuild(config, dir, relative) },
+          build: { ...inline.build, outDir: path.join(outDir, dir), emptyOutDir: true, copyPublicDir: false },
         }),
       );
       const written = (Array.isArray(result) ? result : [result]).flatMap((r: any) => r.output ?? []);
       finishSampledBuild(outDir, sampling, relative ? null : config.base, { plain: entriesOf(Object.values(bundle), true), instrumented: entriesOf(written, true) });
     },
+  };
+}
+
+type BuiltUrlContext = { hostId: string; hostType: 'js' | 'css' | 'html'; type: 'asset' | 'public'; ssr: boolean };
+type BuiltUrl = string | { relative?: boolean; runtime?: string } | undefined;
+
+/**
+ * URLs in vite's instrumented build, whose base stays the app's (so `import.meta.env.BASE_URL`, and the
+ * app's routes, are the same in both builds): the build's own files where it writes them, in `<dir>/`;
+ * public files where the plain build copied them, not copied again. The app's own `renderBuiltUrl`
+ * decides first, given each file's path in the plain build's output directory.
+ */
+function urlsBesidePlainBuild(config: any, dir: string, relative: boolean) {
+  const own: ((file: string, context: BuiltUrlContext) => BuiltUrl) | undefined = config.experimental?.renderBuiltUrl;
+  const base: string = config.decodedBase ?? config.base;
+  return (filename: string, context: BuiltUrlContext): BuiltUrl => {
+    const inPlainBuild = context.type === 'public' ? filename : `${dir}/${filename}`;
+    const theirs = own?.(inPlainBuild, context);
+    if (typeof theirs === 'string' || (typeof theirs === 'object' && theirs.runtime)) return theirs;
+    if (!relative) return base + inPlainBuild;
+    if (context.type === 'asset') return { relative: true };
+    // A public file, from a file of the instrumented build: up out of `<dir>/`.
+    const url = path.posix.relative(path.posix.join(dir, path.posix.dirname(context.hostId)), filename);
+    return context.hostType === 'js' ? { runtime: `new URL(${JSON.stringify(url)}, import.meta.url).href` } : url;
   };
 }
 

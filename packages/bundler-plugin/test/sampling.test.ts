@@ -49,7 +49,8 @@ async function serve(dir: string): Promise<{ origin: string; server: http.Server
     if (url.pathname === '/traces') return receive(req, res);
     const file = path.join(dir, url.pathname.endsWith('/') ? `${url.pathname}index.html` : url.pathname);
     if (!file.startsWith(dir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
-    const type = file.endsWith('.html') ? 'text/html' : file.endsWith('.json') ? 'application/json' : 'text/javascript';
+    const types: Record<string, string> = { '.html': 'text/html', '.json': 'application/json', '.css': 'text/css', '.svg': 'image/svg+xml' };
+    const type = types[path.extname(file)] ?? 'text/javascript';
     res.writeHead(200, { 'content-type': type }).end(fs.readFileSync(file));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -263,6 +264,73 @@ test('a vite build with a relative base and a rollup build to one file: every UR
     expect(tagged.some((url) => url.includes('jsprof/'))).toBe(false);
   }
 }, 60_000);
+
+describe.each(['/', './'])('a vite app with public files, assets and routes, base %s, sampled', (base) => {
+  test("the instrumented build keeps the app's BASE_URL, reads public files where the plain build put them, and loads its own assets", async () => {
+    const app = path.join(root, `vite-public-${base === '/' ? 'absolute' : 'relative'}`);
+    const out = path.join(app, 'dist');
+    fs.mkdirSync(path.join(app, 'public'), { recursive: true });
+    fs.mkdirSync(path.join(app, 'src'));
+    fs.writeFileSync(path.join(app, 'public/data.json'), '{"from":"public"}');
+    fs.writeFileSync(path.join(app, 'public/bg.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    fs.writeFileSync(path.join(app, 'src/logo.svg'), `<svg xmlns="http://www.w3.org/2000/svg"><!--${'x'.repeat(5000)}--></svg>`);
+    fs.writeFileSync(path.join(app, 'src/style.css'), 'body { background: url(/bg.svg); }');
+    fs.writeFileSync(path.join(app, 'src/lazy.js'), 'export function lazy(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }');
+    fs.writeFileSync(
+      path.join(app, 'src/main.js'),
+      `import './style.css';
+      import logo from './logo.svg';
+      import publicUrl from '/data.json?url';
+      window.result = (async () => {
+        const status = async (url) => (await fetch(url)).status;
+        const { lazy } = await import('./lazy.js');
+        return { base: import.meta.env.BASE_URL, logo: await status(logo), byBase: await status(import.meta.env.BASE_URL + 'data.json'), imported: await status(publicUrl), lazy: lazy(10) };
+      })();`,
+    );
+    fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><html><body><script type="module" src="/src/main.js"></script></body></html>');
+    const script = path.join(app, 'build.mjs');
+    const fixtures = path.resolve(__dirname, '../../../fixtures/apps/browser-app/build.mjs');
+    fs.writeFileSync(
+      script,
+      `import { createRequire } from 'node:module';
+      const require = createRequire(${JSON.stringify(fixtures)});
+      const { build } = await import(require.resolve('vite'));
+      const { default: jsprof } = await import(require.resolve('@jsprof/bundler-plugin/vite'));
+      await build({ root: ${JSON.stringify(app)}, base: ${JSON.stringify(base)}, logLevel: 'error', build: { outDir: ${JSON.stringify(out)}, assetsInlineLimit: 0 }, plugins: [jsprof({ threshold: 1, sampling: { rate: 0.5 } })] });`,
+    );
+    const built = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 120_000 });
+    expect(built.stderr).toBe('');
+    expect(built.status).toBe(0);
+    // Public files once, in the plain build.
+    expect(filesIn(path.join(out, 'jsprof')).filter((f) => /data\.json|bg\.svg/.test(f))).toEqual([]);
+
+    const served = await serve(out);
+    const page = await browser.newPage();
+    const failed: string[] = [];
+    page.on('response', (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
+    page.on('pageerror', (error) => failed.push(error.message));
+    try {
+      const results: Record<string, unknown> = {};
+      for (const sample of ['0', '1']) {
+        served.requests.length = 0;
+        await page.goto(`${served.origin}/?jsprof-sample=${sample}`);
+        results[sample] = await page.evaluate('window.result');
+        if (sample === '1') {
+          // Of the plain build, only what the page's tags name (Chromium's preload scanner fetches it; it does not run).
+          const tagged = scriptTagsOf(fs.readFileSync(path.join(out, 'index.html'), 'utf8')).map((t) => new URL(t.url, `${served.origin}/`).pathname);
+          expect(served.requests.filter((p) => p.endsWith('.js') && !p.startsWith('/jsprof/') && !tagged.includes(p))).toEqual([]);
+          expect(served.requests).toEqual(expect.arrayContaining(['/data.json', '/bg.svg']));
+        } else expect(served.requests.filter((p) => p.startsWith('/jsprof/'))).toEqual([]);
+      }
+      expect(failed).toEqual([]);
+      expect(results['1']).toEqual(results['0']);
+      expect(results['0']).toEqual({ base, logo: 200, byBase: 200, imported: 200, lazy: 45 });
+    } finally {
+      await page.close();
+      served.server.close();
+    }
+  }, 120_000);
+});
 
 test('bad sampling options fail when the config loads, with what was wrong', () => {
   const { JsprofWebpackPlugin, jsprofUnplugin } = require('../src');

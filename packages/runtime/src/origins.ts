@@ -8,7 +8,7 @@
  * User names and passwords in URLs never reach a trace.
  */
 import { FrameResolver, NamedFrame, defaultResolver } from './trace';
-import { OwnSet } from './builtins';
+import { OwnMap, OwnSet } from './builtins';
 
 export type CrossOriginFrames = 'drop' | 'coalesce';
 
@@ -29,11 +29,48 @@ function originOf(url: string): string | null {
 }
 
 /**
+ * Resource Timing's `responseStatus` by URL, from an observer that sees every entry as it comes (from
+ * when the runtime loads; those before, from the buffer): by the time frames are resolved the buffer
+ * (250 entries by default) may be full, or cleared by the page. 0 is an opaque answer (no-cors), and
+ * stays once seen; JavaScriptCore gives no `responseStatus`.
+ */
+const answers = new OwnMap<string, number>();
+const NOT_SCRIPTS = /^(fetch|xmlhttprequest|beacon)$/;
+let observer: any;
+
+function note(entries: any[]): OwnMap<string, number> {
+  for (const entry of entries) {
+    const name = withoutCredentials(entry.name);
+    // Not the page's requests for data: there is no end to those, and no script among them.
+    if (entry.responseStatus >= 0 && answers.get(name) !== 0 && !NOT_SCRIPTS.test(entry.initiatorType)) answers.set(name, entry.responseStatus);
+  }
+  return answers;
+}
+
+function watchResources(realm: any): void {
+  try {
+    observer ??= new realm.PerformanceObserver((list: any) => note(list.getEntries()));
+    observer.observe({ type: 'resource', buffered: true });
+  } catch {
+    // no Resource Timing: the DOM alone decides
+  }
+}
+
+/** Every answer so far, those not yet delivered to the observer included. */
+function readAnswers(): OwnMap<string, number> {
+  try {
+    return note(observer.takeRecords());
+  } catch {
+    return answers;
+  }
+}
+
+/**
  * Script URLs by how they were fetched. In CORS mode (so they ran only if CORS passed): the
  * document's `<script crossorigin>` and module scripts, and whatever Resource Timing saw answered
  * with a visible status (modules imported from another origin are found this way). Opaque (no-cors):
- * the document's other `<script src>`, and Resource Timing's `responseStatus` 0 (JavaScriptCore has
- * no `responseStatus`). `importScripts` fetches without CORS: its scripts never pass.
+ * the document's other `<script src>`, and Resource Timing's opaque answers. `importScripts` fetches
+ * without CORS: its scripts never pass.
  */
 function scriptFetches(realm: any): { cors: Set<string>; opaque: Set<string> } {
   const cors = new OwnSet<string>();
@@ -43,14 +80,7 @@ function scriptFetches(realm: any): { cors: Set<string>; opaque: Set<string> } {
     const passed = script.type === 'module' || script.hasAttribute('crossorigin');
     (passed ? cors : opaque).add(withoutCredentials(script.src));
   }
-  try {
-    for (const entry of realm.performance?.getEntriesByType?.('resource') ?? []) {
-      if (entry.responseStatus > 0) cors.add(withoutCredentials(entry.name));
-      else if (entry.responseStatus === 0) opaque.add(withoutCredentials(entry.name));
-    }
-  } catch {
-    // no Resource Timing: the DOM alone decides
-  }
+  readAnswers().forEach((status, url) => (status ? cors : opaque).add(url));
   return { cors, opaque };
 }
 
@@ -73,13 +103,7 @@ function passedCors(url: string, realm: any): boolean {
  * Whether a script at a URL of the page's own origin came from another origin, through a redirect
  * (Chromium names it by the URL it asked for): Resource Timing saw it answered opaquely.
  */
-function redirectedAway(url: string, realm: any): boolean {
-  try {
-    return (realm.performance?.getEntriesByName?.(url, 'resource') ?? []).some((entry: any) => entry.responseStatus === 0);
-  } catch {
-    return false;
-  }
-}
+const redirectedAway = (url: string): boolean => readAnswers().get(url) === 0;
 
 /**
  * A resolver that masks the frames of scripts the page may not see, for the realm's own origin.
@@ -87,6 +111,7 @@ function redirectedAway(url: string, realm: any): boolean {
  */
 export function maskingResolver(mode: () => CrossOriginFrames, next: FrameResolver = defaultResolver): FrameResolver {
   const realm = globalThis as any;
+  if (realm.location) watchResources(realm);
   return (frame) => {
     const named = next(frame);
     if (!named || named.url === undefined) return named;
@@ -94,7 +119,7 @@ export function maskingResolver(mode: () => CrossOriginFrames, next: FrameResolv
     const own = realm.location?.origin;
     const origin = originOf(url);
     // A realm with no location (not a window or worker) has no origin to mask from.
-    const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own && !redirectedAway(url, realm));
+    const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own && !redirectedAway(url));
     // Each raw frame resolves once per trace, so the document's scripts are read only for the few cross-origin ones.
     if (!sameOrigin && !passedCors(url, realm)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
     const out: NamedFrame = { ...named, url };

@@ -84,9 +84,10 @@ test('the polyfill replaces a native Profiler without constructing it; preferNat
 // samples at entry checks passing over callers known to have no checks (self time, issue 24) to 8.45 KB,
 // a slow path that cannot throw and fills counters without the prototype's fill (issue 28) to 8.51 KB,
 // collections that keep the built-ins they had at load (a program's replaced push, issue 28) to 8.66 KB.
-test('the browser builds are small (under 9 KB gzipped)', () => {
+// 9 KB until the masking read Resource Timing through an observer (a full or cleared buffer let a redirected script's names through).
+test('the browser builds are small (under 9.5 KB gzipped)', () => {
   for (const file of [GLOBAL_BUILD, require.resolve('@jsprof/runtime/browser')]) {
-    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(9 * 1024);
+    expect(zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length).toBeLessThan(9.5 * 1024);
   }
 });
 

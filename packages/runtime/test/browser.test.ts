@@ -194,8 +194,11 @@ describe('origin masking, with a second origin', () => {
     expect(result.stacks.some((s: string) => s.includes('(cross-origin)'))).toBe(false);
   });
 
-  test('a script of the page’s origin redirected to another origin is masked (Chromium names it by the URL it asked for)', async () => {
-    const result = await inPage('', PROFILE('drop', 'redirectDriver'), '/redirected');
+  test.each([
+    ['', 'redirectDriver'],
+    [', its Resource Timing entries cleared by the page', 'performance.clearResourceTimings(), redirectDriver'],
+  ])('a script of the page’s origin redirected to another origin is masked (Chromium names it by the URL it asked for)%s', async (_, driver) => {
+    const result = await inPage('', PROFILE('drop', driver), '/redirected');
     expect(result.names).toContain('redirectDriver');
     expect(result.names).not.toContain('libPlain');
     expect(result.resources).not.toContain(`${origin}/redirect-to-lib.js`);

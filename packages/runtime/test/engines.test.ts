@@ -109,6 +109,8 @@ async function listen(handler: http.RequestListener): Promise<[http.Server, stri
 beforeAll(async () => {
   [server, origin] = await listen((req, res) => {
     const url = new URL(req.url!, 'http://x');
+    // A script of this origin answered with a redirect to the other origin's library.
+    if (url.pathname === '/redirect-to-lib.js') return void res.writeHead(302, { location: `${otherOrigin}/lib.js` }).end();
     const body = FILES[url.pathname];
     if (body === undefined) return void res.writeHead(404).end();
     const headers: Record<string, string> = { 'content-type': body.startsWith('<!doctype html>') ? 'text/html' : 'text/javascript' };
@@ -127,6 +129,12 @@ beforeAll(async () => {
     <script src="${otherOrigin}/cors-lib.js?v=1" crossorigin></script>
     <script>${GLOBAL_PRELUDE_SOURCE}
       function driver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
+    </script>`;
+  FILES['/redirected'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script src="/redirect-to-lib.js"></script>
+    <script>${GLOBAL_PRELUDE_SOURCE}
+      function redirectDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
 });
 
@@ -230,6 +238,23 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
     const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
     expect(stacks.filter((s) => s.endsWith('driver')).length).toBeGreaterThan(5);
     expect(stacks.filter((s) => s.endsWith('driver>libCors')).length).toBeGreaterThan(5);
+  });
+
+  test("a script of the page's origin redirected to another origin is masked", async () => {
+    const result = await inPage(
+      '/redirected',
+      `(async () => {
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        redirectDriver(150);
+        return { trace: await p.stop() };
+      })()`,
+    );
+    const trace: ProfilerTrace = result.trace;
+    expectValidTrace(trace);
+    expect(trace.frames.map((f) => f.name)).not.toContain('libPlain');
+    expect(trace.resources).toEqual([`${origin}/redirected`]);
+    const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
+    expect(stacks.filter((s) => s.endsWith('redirectDriver')).length).toBeGreaterThan(5);
   });
 
   test('functions give their text as written, and run rebuilt from it in a worker', async () => {

@@ -1,6 +1,31 @@
 /** Origin masking's decisions, in a realm faked around them (the real browser cases are in browser.test.ts). */
-import { maskingResolver, withoutCredentials } from '../src/origins';
+import { withoutCredentials } from '../src/origins';
+import type { CrossOriginFrames } from '../src/origins';
+import type { FrameResolver } from '../src/trace';
 import type { RawFrame } from '../src/capture';
+
+/** A fresh runtime's masking (what it read of Resource Timing is the runtime's, one per realm). */
+function maskingResolver(mode: () => CrossOriginFrames): FrameResolver {
+  let resolver!: FrameResolver;
+  jest.isolateModules(() => {
+    resolver = require('../src/origins').maskingResolver(mode);
+  });
+  return resolver;
+}
+
+/** Resource Timing as a PerformanceObserver sees it: the first of `entries` delivered to its callback, the others still queued. */
+function resourceTiming(entries: object[]) {
+  return class {
+    constructor(readonly callback: (list: { getEntries(): object[] }) => void) {}
+    observe(options: { type: string; buffered: boolean }) {
+      expect(options).toEqual({ type: 'resource', buffered: true });
+      this.callback({ getEntries: () => entries.slice(0, 1) });
+    }
+    takeRecords() {
+      return entries.slice(1);
+    }
+  };
+}
 
 const frame = (url: string | null, name = 'f'): RawFrame => ({ url, name, line: 1, column: 1, native: url === null });
 
@@ -31,7 +56,12 @@ test('same origin, blob: of the same origin and data: are kept; other origins on
     {
       location: { origin: 'https://app.example' },
       document: { scripts: [script('https://cdn.example/plain.js'), script('https://cdn.example/cors.js', { crossorigin: '' }), script('https://cdn.example/mod.js', { type: 'module' })] },
-      performance: { now: () => 0, getEntriesByType: () => [{ name: 'https://cdn.example/imported.js', responseStatus: 200 }, { name: 'https://cdn.example/opaque.js', responseStatus: 0 }] },
+      PerformanceObserver: resourceTiming([
+        { name: 'https://cdn.example/imported.js', responseStatus: 200, initiatorType: 'script' },
+        { name: 'https://cdn.example/opaque.js', responseStatus: 0, initiatorType: 'script' },
+        { name: 'https://app.example/redirected.js', responseStatus: 0, initiatorType: 'script' },
+        { name: 'https://cdn.example/data.js', responseStatus: 200, initiatorType: 'fetch' },
+      ]),
     },
     () => {
       let mode: 'drop' | 'coalesce' = 'drop';
@@ -43,7 +73,7 @@ test('same origin, blob: of the same origin and data: are kept; other origins on
       expect(url('data:text/javascript,f()')).toBe('data:text/javascript,f()');
       expect(resolve(frame(null, 'Math.sqrt'))).toEqual({ name: 'Math.sqrt' });
       for (const kept of ['https://cdn.example/cors.js', 'https://cdn.example/mod.js', 'https://cdn.example/imported.js']) expect(url(kept)).toBe(kept);
-      for (const masked of ['https://cdn.example/plain.js', 'https://cdn.example/opaque.js', 'https://other.example/x.js', 'blob:https://cdn.example/1']) {
+      for (const masked of ['https://cdn.example/plain.js', 'https://cdn.example/opaque.js', 'https://other.example/x.js', 'blob:https://cdn.example/1', 'https://app.example/redirected.js', 'https://cdn.example/data.js']) {
         expect(resolve(frame(masked))).toBeNull();
       }
       mode = 'coalesce';
@@ -63,7 +93,10 @@ test("a URL without its query (JavaScriptCore's stacks) passes if a script at th
           script('https://cdn.example/mixed.js?v=2'),
         ],
       },
-      performance: { now: () => 0, getEntriesByType: () => [{ name: 'https://cdn.example/mod.js#x', responseStatus: 200 }, { name: 'https://cdn.example/mod.js?opaque', responseStatus: 0 }] },
+      PerformanceObserver: resourceTiming([
+        { name: 'https://cdn.example/mod.js#x', responseStatus: 200, initiatorType: 'script' },
+        { name: 'https://cdn.example/mod.js?opaque', responseStatus: 0, initiatorType: 'script' },
+      ]),
     },
     () => {
       const resolve = maskingResolver(() => 'drop');
