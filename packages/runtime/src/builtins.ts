@@ -24,6 +24,10 @@ keepOwn(OwnSet.prototype, Set.prototype, ['add', ...COLLECTION]);
 export class OwnWeakMap<K extends object, V> extends WeakMap<K, V> {}
 keepOwn(OwnWeakMap.prototype, WeakMap.prototype, ['get', 'set', 'has', 'delete']);
 
+/** Math's and Number's functions as they were when the runtime loaded: checks run inside a program that may replace them. */
+export const { floor, min, max, round } = Math;
+export const { isFinite: isFiniteNumber, isSafeInteger } = Number;
+
 /** `array.push(value)` without `Array.prototype.push`. */
 export function append<T>(array: T[], value: T): void {
   array[array.length] = value;

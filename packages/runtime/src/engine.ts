@@ -20,7 +20,7 @@
  */
 import { RawFrame, captureStack, forgetCallSites } from './capture';
 import { FrameResolver, HeldSample, StackStore, StoredStacks, buildTrace, defaultResolver, ProfilerTrace } from './trace';
-import { OwnSet, append, fillWith, sortBy } from './builtins';
+import { OwnSet, append, fillWith, floor, isFiniteNumber, isSafeInteger, max, min, round, sortBy } from './builtins';
 
 export const BASE_INTERVAL = 10;
 export const REARM = 1 << 30;
@@ -152,7 +152,7 @@ export class Session {
 
   nextTickAfter(tick: number): number {
     if (tick < this.startTick) return this.startTick;
-    return this.startTick + (Math.floor((tick - this.startTick) / this.every) + 1) * this.every;
+    return this.startTick + (floor((tick - this.startTick) / this.every) + 1) * this.every;
   }
 }
 
@@ -219,7 +219,7 @@ export class Engine {
     this.#trap = checkSlowPath;
     hook.s = new Proxy({}, { deleteProperty: checkSlowPath });
     // A realm's hook made by an older runtime may have fewer slots.
-    const slots = Math.max(1, hook.c.length - 1);
+    const slots = max(1, hook.c.length - 1);
     this.#exitsArmed = new Int32Array(slots);
     this.#exitsArmedAt = new Float64Array(slots);
     this.#everyExit = new Uint8Array(slots);
@@ -240,7 +240,7 @@ export class Engine {
    * samples: their ticks are on the grid. False if it could not be set.
    */
   setBaseInterval(ms: number): boolean {
-    if (this.#sessions.size > 0 || !(ms >= 0.1) || !Number.isFinite(ms)) return false;
+    if (this.#sessions.size > 0 || !(ms >= 0.1) || !isFiniteNumber(ms)) return false;
     this.#base = ms;
     return true;
   }
@@ -266,11 +266,11 @@ export class Engine {
         }
       }
     }
-    const tick = Math.floor((now - this.#origin) / this.#base) + 1;
-    const session = new Session(Math.max(1, Math.round(intervalMs / this.#base)), tick, capacity, onFull);
+    const tick = floor((now - this.#origin) / this.#base) + 1;
+    const session = new Session(max(1, round(intervalMs / this.#base)), tick, capacity, onFull);
     this.#sessions.add(session);
     this.#held.add(session);
-    this.#nextTick = Math.min(this.#nextTick, tick);
+    this.#nextTick = min(this.#nextTick, tick);
     if (!this.#paused) this.#arm(now);
     return session;
   }
@@ -291,7 +291,7 @@ export class Engine {
       return;
     }
     const now = this.platform.now();
-    this.#nextTick = this.#tickAfter(Math.floor((now - this.#origin) / this.#base));
+    this.#nextTick = this.#tickAfter(floor((now - this.#origin) / this.#base));
     this.#stopIdleTimer = this.platform.startIdleTimer(this.#idleTick, this.#base);
     this.#arm(now);
   }
@@ -382,7 +382,7 @@ export class Engine {
    */
   readonly slowPath = (key: number) => {
     const kind = key > LOOPING_EXIT_CHECK ? LOOPING_EXIT_CHECK : key;
-    const slot = kind === LOOPING_EXIT_CHECK ? Math.min(key - LOOPING_EXIT_CHECK, this.#exitsArmed.length - 1) : 0;
+    const slot = kind === LOOPING_EXIT_CHECK ? min(key - LOOPING_EXIT_CHECK, this.#exitsArmed.length - 1) : 0;
     if (this.#busy || this.#paused) {
       this.#disarm();
       return;
@@ -442,8 +442,8 @@ export class Engine {
     }
     const exits = this.#exitsArmed[slot] - counter[1 + slot];
     const elapsed = now - this.#exitsArmedAt[slot];
-    const count = elapsed >= EXIT_READ_INTERVAL ? Math.floor((exits * EXIT_READ_INTERVAL) / elapsed) : Math.max(1, 2 * this.#exitsArmed[slot]);
-    counter[1 + slot] = this.#exitsArmed[slot] = Math.min(REARM, Math.max(0, count));
+    const count = elapsed >= EXIT_READ_INTERVAL ? floor((exits * EXIT_READ_INTERVAL) / elapsed) : max(1, 2 * this.#exitsArmed[slot]);
+    counter[1 + slot] = this.#exitsArmed[slot] = min(REARM, max(0, count));
     this.#exitsArmedAt[slot] = now;
   }
 
@@ -469,7 +469,8 @@ export class Engine {
     for (let slot = 0; slot < this.#everyExit.length; slot++) if (this.#exitsArmed[slot] > 0) append(slots, slot);
     sortBy(slots, (a, b) => this.#exitsArmed[a] < this.#exitsArmed[b]);
     let reads = (LAST_STEP_EXIT_READS * window) / EXIT_READ_INTERVAL;
-    for (const slot of slots) {
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
       if (this.#exitsArmed[slot] > maxPace) break;
       reads -= (this.#exitsArmed[slot] * window) / EXIT_READ_INTERVAL;
       if (reads < 0) break;
@@ -526,15 +527,15 @@ export class Engine {
   }
 
   #record(now: number, stack: number, atEntry = false) {
-    const lastTick = Math.floor((now - this.#origin) / this.#base);
+    const lastTick = floor((now - this.#origin) / this.#base);
     // A clock patched to give nonsense (NaN, or ticks past 2^53, where counting by one stands still) records nothing.
-    if (!Number.isSafeInteger(lastTick)) return;
+    if (!isSafeInteger(lastTick)) return;
     // Each profiler's ticks since the last one recorded, within MAX_GAP_MS, no more than its buffer
     // still holds (a buffer of 0 is found full at its first): the work is bounded whatever the clock did.
     const ticks = new OwnSet<number>();
-    const after = Math.max(this.#nextTick, Math.floor((now - MAX_GAP_MS - this.#origin) / this.#base)) - 1;
+    const after = max(this.#nextTick, floor((now - MAX_GAP_MS - this.#origin) / this.#base)) - 1;
     for (const s of this.#sessions) {
-      let room = Math.max(1, s.capacity - s.samples.length);
+      let room = max(1, s.capacity - s.samples.length);
       for (let tick = s.nextTickAfter(after); tick <= lastTick && room-- > 0; tick = s.nextTickAfter(tick)) ticks.add(tick);
     }
     const due: number[] = [];
@@ -549,7 +550,7 @@ export class Engine {
 
   #tickAfter(tick: number): number {
     let next = Infinity;
-    for (const s of this.#sessions) next = Math.min(next, s.nextTickAfter(tick));
+    for (const s of this.#sessions) next = min(next, s.nextTickAfter(tick));
     return next;
   }
 
@@ -598,11 +599,11 @@ export class Engine {
       this.#rate *= 0.5;
       this.#rateFrom = now;
       this.#rateChecks = 0;
-      count = Math.floor(this.#rate * (due - now) * BACKUP);
+      count = floor(this.#rate * (due - now) * BACKUP);
     } else {
       // The rate is learnt from the checks of at least RATE_WINDOW, over as many armings as that
       // takes (a count reset to REARM counted none).
-      this.#rateChecks += Math.max(0, checks);
+      this.#rateChecks += max(0, checks);
       if (now - this.#rateFrom >= RATE_WINDOW) {
         this.#rate = this.#rateChecks / (now - this.#rateFrom);
         this.#rateFrom = now;
@@ -620,7 +621,7 @@ export class Engine {
       // With a coarse clock, the tick may fall due anywhere in its last step: read the clock often there.
       const lastStep = !ticker && due - now < 1.5 * this.#clockStep && this.#clockStep > FINAL_STRETCH; // readings are not exact multiples
       const span = lastStep ? this.#clockStep / LAST_STEP_READS : (due - now) * (ticker ? BACKUP : UNDERSHOOT);
-      count = this.#rate > 0 ? Math.floor(this.#rate * span) : Math.max(1, checks * 2);
+      count = this.#rate > 0 ? floor(this.#rate * span) : max(1, checks * 2);
       if (lastStep) this.#readEveryExitBeforeTick(this.#clockStep, Infinity);
       // A function with loops that runs for long, whose exits read the clock every other call,
       // would leave a tick falling due inside it to the next check after it, in the code it returns
@@ -628,7 +629,7 @@ export class Engine {
       // called over and over would take ticks that fell due in its callers.)
       else if (!ticker && due - now < EXIT_READ_INTERVAL) this.#readEveryExitBeforeTick(EXIT_READ_INTERVAL, SPARSE_EXITS);
     }
-    count = Math.min(REARM, Math.max(0, count));
+    count = min(REARM, max(0, count));
     this.#everyCheck = false;
     counter[0] = this.#armedCount = count;
     if (ticker) {
