@@ -93,6 +93,8 @@ FILES['/sampled'] = `<!doctype html><html><head>${samplingBlock(
 const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
   '/lib.js': { body: lib('libPlain'), cors: false },
   '/cors-lib.js': { body: lib('libCors'), cors: true },
+  '/mod.mjs': { body: `${lib('libModule')}\nexport { libModule };`, cors: true },
+  '/eval-lib.js': { body: `self.libEval = (ms) => eval(${JSON.stringify(`${lib('evalBusy')} evalBusy(ms);`)});`, cors: false },
 };
 
 let server: http.Server;
@@ -130,6 +132,23 @@ beforeAll(async () => {
     <script>${GLOBAL_PRELUDE_SOURCE}
       function driver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
+  // A module imported from the other origin (CORS passed), code a script of the other origin evals, and a
+  // worker that imports both classic libraries of the other origin (importScripts is never CORS).
+  FILES['/masking-more'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script src="${otherOrigin}/eval-lib.js"></script>
+    <script type="module">import { libModule } from '${otherOrigin}/mod.mjs'; self.libModule = libModule; self.ready = true;</script>
+    <script>${GLOBAL_PRELUDE_SOURCE}
+      function moreDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libModule(ms); libEval(ms); } finally { ${CHECK_SOURCE} } }
+    </script>`;
+  FILES['/masking-worker.js'] = `importScripts('/jsprof.global.js', '${otherOrigin}/lib.js', '${otherOrigin}/cors-lib.js');
+    ${GLOBAL_PRELUDE_SOURCE}
+    function workerDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
+    onmessage = async () => {
+      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+      workerDriver(150);
+      postMessage({ trace: await p.stop() });
+    };`;
   FILES['/redirected'] = `<!doctype html>
     <script src="/jsprof.global.js"></script>
     <script src="/redirect-to-lib.js"></script>
@@ -238,6 +257,40 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
     const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
     expect(stacks.filter((s) => s.endsWith('driver')).length).toBeGreaterThan(5);
     expect(stacks.filter((s) => s.endsWith('driver>libCors')).length).toBeGreaterThan(5);
+  });
+
+  // WebKit gives Resource Timing no responseStatus: nothing tells an imported module's CORS passed, so it is masked there.
+  test(`a module from another origin that passed CORS is ${engine === 'webkit' ? 'masked too' : 'kept'}; code a masked script evals is masked`, async () => {
+    const result = await inPage(
+      '/masking-more',
+      `(async () => {
+        for (let i = 0; !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        moreDriver(150);
+        return { trace: await p.stop() };
+      })()`,
+    );
+    const trace: ProfilerTrace = result.trace;
+    expectValidTrace(trace);
+    const names = trace.frames.map((f) => f.name);
+    expect(names).toContain('moreDriver');
+    expect(names).not.toContain('evalBusy');
+    const kept = engine === 'webkit' ? [] : [`${otherOrigin}/mod.mjs`];
+    expect(names.includes('libModule')).toBe(kept.length > 0);
+    expect(trace.resources.filter((url) => url.startsWith(otherOrigin))).toEqual(kept);
+    const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
+    expect(stacks.filter((s) => s.endsWith('moreDriver')).length).toBeGreaterThan(5); // evalBusy's time
+  });
+
+  test('in a worker, scripts imported from another origin are masked, even one that allows CORS', async () => {
+    const result = await inPage('/', `new Promise((resolve) => { const w = new Worker('/masking-worker.js'); w.onmessage = (e) => resolve(e.data); w.postMessage(0); })`);
+    const trace: ProfilerTrace = result.trace;
+    expectValidTrace(trace);
+    const names = trace.frames.map((f) => f.name);
+    expect(names).toContain('workerDriver');
+    expect(names).not.toContain('libPlain');
+    expect(names).not.toContain('libCors');
+    expect(trace.resources).toEqual([`${origin}/masking-worker.js`]);
   });
 
   test("a script of the page's origin redirected to another origin is masked", async () => {
