@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
 import { BUSY_SCRIPT } from './helpers';
+import { OTHER_ORIGIN_FILES, busyLibrary as lib, maskingWorker } from './masking-pages';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const FILES: Record<string, string> = {
@@ -25,18 +26,6 @@ let origin: string;
 let other: http.Server;
 let otherOrigin: string;
 let browser: Browser;
-
-/** A busy function with checks, as a library on another origin would have after instrumentation. */
-const lib = (name: string, exported = false) => `${GLOBAL_PRELUDE_SOURCE}
-${exported ? 'export ' : ''}function ${name}(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += Math.sqrt(t + 1); } return t; } finally { ${CHECK_SOURCE} } }
-${exported ? '' : `self.${name} = ${name};`}`;
-
-const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
-  '/lib.js': { body: lib('libPlain'), cors: false },
-  '/cors-lib.js': { body: lib('libCors'), cors: true },
-  '/mod.mjs': { body: lib('libModule', true), cors: true },
-  '/eval-lib.js': { body: `self.libEval = (ms) => eval(${JSON.stringify(`${lib('evalBusy')} evalBusy(ms);`)});`, cors: false },
-};
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -53,7 +42,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   other = http.createServer((req, res) => {
-    const file = OTHER_FILES[new URL(req.url!, 'http://x').pathname];
+    const file = OTHER_ORIGIN_FILES[new URL(req.url!, 'http://x').pathname];
     if (!file) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/javascript', ...(file.cors ? { 'access-control-allow-origin': '*' } : {}) }).end(file.body);
   });
@@ -76,17 +65,8 @@ beforeAll(async () => {
       function redirectDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); } finally { ${CHECK_SOURCE} } }
       self.ready = true;
     </script>`;
-  // A worker of this origin that imports both libraries of the other origin (importScripts fetches
-  // without CORS, so even the one that allows CORS is opaque there), and a page running a data: and a blob: script.
-  FILES['/masking-worker.js'] = `importScripts('/jsprof.global.js', '${otherOrigin}/lib.js', '${otherOrigin}/cors-lib.js');
-    ${GLOBAL_PRELUDE_SOURCE}
-    function workerDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
-    onmessage = async () => {
-      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-      workerDriver(150);
-      const trace = await p.stop();
-      postMessage({ resources: trace.resources, names: trace.frames.map((f) => f.name), withStack: trace.samples.filter((s) => s.stackId !== undefined).length });
-    };`;
+  FILES['/masking-worker.js'] = maskingWorker(otherOrigin);
+  // A page running a data: and a blob: script.
   FILES['/schemes'] = `<!doctype html>
     <script src="/jsprof.global.js"></script>
     <script src="data:text/javascript,${encodeURIComponent(lib('dataBusy'))}"></script>
@@ -219,12 +199,13 @@ describe('origin masking, with a second origin', () => {
   });
 
   test('in a worker, scripts imported from another origin are masked, even one that allows CORS', async () => {
-    const result = await inPage('', `new Promise((resolve) => { const w = new Worker('/masking-worker.js'); w.onmessage = (e) => resolve(e.data); w.postMessage(0); })`);
-    expect(result.withStack).toBeGreaterThan(5);
-    expect(result.names).toContain('workerDriver');
-    expect(result.names).not.toContain('libPlain');
-    expect(result.names).not.toContain('libCors');
-    expect(result.resources).toEqual([`${origin}/masking-worker.js`]);
+    const { trace } = await inPage('', `new Promise((resolve) => { const w = new Worker('/masking-worker.js'); w.onmessage = (e) => resolve(e.data); w.postMessage(0); })`);
+    const names = trace.frames.map((f: { name: string }) => f.name);
+    expect(trace.samples.filter((s: { stackId?: number }) => s.stackId !== undefined).length).toBeGreaterThan(5);
+    expect(names).toContain('workerDriver');
+    expect(names).not.toContain('libPlain');
+    expect(names).not.toContain('libCors');
+    expect(trace.resources).toEqual([`${origin}/masking-worker.js`]);
   });
 
   // Chromium itself drops the credentials of the page's URL (location.href has none); origins.test.ts tests ours.

@@ -15,6 +15,7 @@ import * as vm from 'node:vm';
 import { instrument, parseJs } from '../../estree-instrument/src';
 import { BUSY_SCRIPT, expectValidTrace, stackNames } from './helpers';
 import { samplingBlock } from '../src/snippet';
+import { OTHER_ORIGIN_FILES, maskingWorker } from './masking-pages';
 
 type EngineName = 'chromium' | 'firefox' | 'webkit';
 interface Page {
@@ -41,10 +42,6 @@ async function profileBusy(ms) {
   const trace = await p.stop();
   return { trace, start, end, polyfill: Profiler === jsprof.Profiler, mode: jsprof.samplerStats().mode, isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer === 'function' };
 }`;
-
-/** A busy function with checks, as a library on another origin would have after instrumentation. */
-const lib = (name: string) => `${GLOBAL_PRELUDE_SOURCE}
-function ${name}(ms) { ${ENTRY_CHECK_SOURCE} try { const end = performance.now() + ms; let t = 0; while (performance.now() < end) { ${CHECK_SOURCE} t += Math.sqrt(t + 1); } return t; } finally { ${CHECK_SOURCE} } }`;
 
 const FILES: Record<string, string> = {
   '/jsprof.global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
@@ -90,13 +87,6 @@ FILES['/sampled'] = `<!doctype html><html><head>${samplingBlock(
   { rate: 0.5, runtime: '/jsprof.global.js' },
 )}</head><body>${'<p>text</p>'.repeat(500)}<p id="end"></p></body></html>`;
 
-const OTHER_FILES: Record<string, { body: string; cors: boolean }> = {
-  '/lib.js': { body: lib('libPlain'), cors: false },
-  '/cors-lib.js': { body: lib('libCors'), cors: true },
-  '/mod.mjs': { body: `${lib('libModule')}\nexport { libModule };`, cors: true },
-  '/eval-lib.js': { body: `self.libEval = (ms) => eval(${JSON.stringify(`${lib('evalBusy')} evalBusy(ms);`)});`, cors: false },
-};
-
 let server: http.Server;
 let origin: string;
 let other: http.Server;
@@ -120,7 +110,7 @@ beforeAll(async () => {
     res.writeHead(200, headers).end(body);
   });
   [other, otherOrigin] = await listen((req, res) => {
-    const file = OTHER_FILES[new URL(req.url!, 'http://x').pathname];
+    const file = OTHER_ORIGIN_FILES[new URL(req.url!, 'http://x').pathname];
     if (!file) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/javascript', ...(file.cors ? { 'access-control-allow-origin': '*' } : {}) }).end(file.body);
   });
@@ -133,22 +123,16 @@ beforeAll(async () => {
       function driver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
   // A module imported from the other origin (CORS passed), code a script of the other origin evals, and a
-  // worker that imports both classic libraries of the other origin (importScripts is never CORS).
+  // worker that imports both classic libraries of the other origin.
   FILES['/masking-more'] = `<!doctype html>
     <script src="/jsprof.global.js"></script>
     <script src="${otherOrigin}/eval-lib.js"></script>
+    <script>self.ready = false;</script>
     <script type="module">import { libModule } from '${otherOrigin}/mod.mjs'; self.libModule = libModule; self.ready = true;</script>
     <script>${GLOBAL_PRELUDE_SOURCE}
       function moreDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libModule(ms); libEval(ms); } finally { ${CHECK_SOURCE} } }
     </script>`;
-  FILES['/masking-worker.js'] = `importScripts('/jsprof.global.js', '${otherOrigin}/lib.js', '${otherOrigin}/cors-lib.js');
-    ${GLOBAL_PRELUDE_SOURCE}
-    function workerDriver(ms) { ${ENTRY_CHECK_SOURCE} try { libPlain(ms); libCors(ms); } finally { ${CHECK_SOURCE} } }
-    onmessage = async () => {
-      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-      workerDriver(150);
-      postMessage({ trace: await p.stop() });
-    };`;
+  FILES['/masking-worker.js'] = maskingWorker(otherOrigin);
   FILES['/redirected'] = `<!doctype html>
     <script src="/jsprof.global.js"></script>
     <script src="/redirect-to-lib.js"></script>
@@ -209,6 +193,21 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
     }
   }
 
+  /** The trace of `driver(150)` in the page at `pathname`, once its module scripts have run (`self.ready`, where it sets one). */
+  async function profiledIn(pathname: string, driver: string): Promise<ProfilerTrace> {
+    const { trace } = await inPage(
+      pathname,
+      `(async () => {
+        for (let i = 0; 'ready' in self && !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        ${driver}(150);
+        return { trace: await p.stop() };
+      })()`,
+    );
+    expectValidTrace(trace);
+    return trace;
+  }
+
   // SharedArrayBuffer exists only in a cross-origin isolated page, and never in WebKitGTK.
   const sharedMemory = (isolated: boolean) => isolated && engine !== 'webkit';
 
@@ -236,17 +235,7 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
   });
 
   test('a classic script from another origin is masked without crossorigin, kept with it and CORS', async () => {
-    const result = await inPage(
-      '/masking',
-      `(async () => {
-        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-        driver(150);
-        const trace = await p.stop();
-        return { trace };
-      })()`,
-    );
-    const trace: ProfilerTrace = result.trace;
-    expectValidTrace(trace);
+    const trace = await profiledIn('/masking', 'driver');
     expect(trace.resources).toContain(`${origin}/masking`);
     expect(trace.resources.some((url) => url.startsWith(`${otherOrigin}/cors-lib.js`))).toBe(true);
     expect(trace.resources).not.toContain(`${otherOrigin}/lib.js`);
@@ -261,17 +250,7 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
 
   // WebKit gives Resource Timing no responseStatus: nothing tells an imported module's CORS passed, so it is masked there.
   test(`a module from another origin that passed CORS is ${engine === 'webkit' ? 'masked too' : 'kept'}; code a masked script evals is masked`, async () => {
-    const result = await inPage(
-      '/masking-more',
-      `(async () => {
-        for (let i = 0; !self.ready && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-        moreDriver(150);
-        return { trace: await p.stop() };
-      })()`,
-    );
-    const trace: ProfilerTrace = result.trace;
-    expectValidTrace(trace);
+    const trace = await profiledIn('/masking-more', 'moreDriver');
     const names = trace.frames.map((f) => f.name);
     expect(names).toContain('moreDriver');
     expect(names).not.toContain('evalBusy');
@@ -294,16 +273,7 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
   });
 
   test("a script of the page's origin redirected to another origin is masked", async () => {
-    const result = await inPage(
-      '/redirected',
-      `(async () => {
-        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
-        redirectDriver(150);
-        return { trace: await p.stop() };
-      })()`,
-    );
-    const trace: ProfilerTrace = result.trace;
-    expectValidTrace(trace);
+    const trace = await profiledIn('/redirected', 'redirectDriver');
     expect(trace.frames.map((f) => f.name)).not.toContain('libPlain');
     expect(trace.resources).toEqual([`${origin}/redirected`]);
     const stacks = trace.samples.filter((s) => s.stackId !== undefined).map((s) => stackNames(trace, s.stackId).join('>'));
