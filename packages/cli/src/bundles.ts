@@ -13,6 +13,7 @@ import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy'
 import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets } from './sampled-pages';
+import { readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
 
 export interface BundleOptions {
   outDir?: string;
@@ -231,12 +232,11 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   const files: [string, string][] = [];
   if (result.map) {
     const map = relocateSources(result.map, input?.dir ?? path.dirname(file), path.dirname(output), path.basename(output));
-    const stripped = splitSourceMappingUrl(text).body;
     if (input?.inline) {
-      text = `${stripped}//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+      text = withInlineSourceMap(text, map);
     } else {
       const mapFile = `${output}.map`;
-      text = `${stripped}//# sourceMappingURL=${path.basename(mapFile)}\n`;
+      text = `${splitSourceMappingUrl(text).body}//# sourceMappingURL=${path.basename(mapFile)}\n`;
       files.push([mapFile, JSON.stringify(map)]);
     }
   }
@@ -255,56 +255,6 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   report.output = path.relative(process.cwd(), output) || output;
   report.bytesOut = Buffer.byteLength(text);
   return finish();
-}
-
-const SOURCE_MAPPING_URL = /(?:\/\/[#@][ \t]+sourceMappingURL=([^\s'"]+)[ \t]*|\/\*[#@][ \t]+sourceMappingURL=([^\s*'"]+)[ \t]*\*\/)[ \t]*$/;
-
-/** Where the last line of `text` starts. */
-function lastLineStart(text: string): number {
-  return Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1;
-}
-
-/** The code, ending in a line break, and its trailing sourceMappingURL comment (or ''). */
-function splitSourceMappingUrl(code: string): { body: string; comment: string } {
-  const trimmed = code.trimEnd();
-  const lineStart = lastLineStart(trimmed);
-  const last = trimmed.slice(lineStart);
-  if (SOURCE_MAPPING_URL.test(last)) return { body: trimmed.slice(0, lineStart), comment: last };
-  return { body: /[\n\r]$/.test(code) ? code : `${code}\n`, comment: '' };
-}
-
-/**
- * The map as it will lie beside the output in `toDir`: relative sources that resolved from
- * `fromDir` (where the input's map was, or the input itself) resolve to the same files from there.
- * URLs and absolute paths stay as they are. (The chained map has its input's `sourceRoot` joined
- * into its sources.)
- */
-function relocateSources(map: any, fromDir: string, toDir: string, file: string): any {
-  const sources = map.sources.map((source: string | null) => {
-    if (source == null || /^[a-z][\w+.-]*:/i.test(source) || path.isAbsolute(source)) return source;
-    return path.relative(toDir, path.resolve(fromDir, source)).split(path.sep).join('/');
-  });
-  return { ...map, file, sources };
-}
-
-/** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
-function readSourceMap(code: string, file: string): { map: any; inline: boolean; dir: string } | null {
-  const match = SOURCE_MAPPING_URL.exec(splitSourceMappingUrl(code).comment);
-  if (!match) return null;
-  const url = match[1] ?? match[2];
-  try {
-    if (url.startsWith('data:')) {
-      const comma = url.indexOf(',');
-      const meta = url.slice(5, comma);
-      const data = url.slice(comma + 1);
-      const text = meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data);
-      return { map: JSON.parse(text), inline: true, dir: path.dirname(file) };
-    }
-    const mapFile = path.resolve(path.dirname(file), decodeURIComponent(url));
-    return { map: JSON.parse(fs.readFileSync(mapFile, 'utf8')), inline: false, dir: path.dirname(mapFile) };
-  } catch {
-    return null;
-  }
 }
 
 /** The code with `line` added at its end, before its trailing sourceMappingURL comment if it has one. */

@@ -8,8 +8,10 @@
  * program's own copy of a tool, or one the program has half loaded: a project's hoisted acorn,
  * Babel or browserslist are the project's alone. Never require this file (its tsc output) directly.
  */
-import { JsSyntaxError, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
+import * as path from 'node:path';
+import { JsSyntaxError, TooDeeplyNestedError, chainSourceMaps, instrument, parseJs } from '@jsprof/estree-instrument';
 import { FunctionRecord, LIST_ONLY_OPTIONS, PlacementOptions } from '@jsprof/policy';
+import { readSourceMap, relocateSources, withInlineSourceMap } from './source-map-comment';
 
 export { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 
@@ -17,7 +19,11 @@ export { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 export type ModuleFormat = 'module' | 'commonjs';
 
 export interface InstrumentedSource {
-  /** The instrumented code; every line of the source stays on its line. */
+  /**
+   * The instrumented code; every line of the source stays on its line. Where the source names its
+   * own source map, the code names one (inline) from itself to the original sources, for the
+   * program's debugger and `--enable-source-maps`.
+   */
   code: string;
   /** Every function of the source, in its coordinates. */
   functions: FunctionRecord[];
@@ -39,7 +45,9 @@ export function instrumentSource(code: string, filename: string, format: ModuleF
   }
   const result = instrument({ code, program, filename, sourceMap: true }, options);
   const map = result.map && { ...result.map, sourcesContent: undefined };
-  return { code: result.code, functions: result.functions, map };
+  const own = result.map && readSourceMap(code, filename);
+  const out = own ? withInlineSourceMap(result.code, relocateSources(chainSourceMaps(result.map, own.map), own.dir, path.dirname(filename), path.basename(filename))) : result.code;
+  return { code: out, functions: result.functions, map };
 }
 
 /** Lists the functions of a file that was not instrumented. */

@@ -124,3 +124,31 @@ describe('the program’s own stack traces', () => {
     expect(profiled.inWorker).toBe(285);
   });
 });
+
+describe('a program with its own source maps, run with --enable-source-maps', () => {
+  test.each(['a map file', 'an inline map'])('its stack traces name the original functions, lines and columns, as under plain node (%s)', (kind) => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'src.js'),
+      `function total(list) {
+  let sum = 0;
+  for (const x of list) sum += x;
+  return sum;
+}
+function fail(list) {
+  if (total(list) > 3) throw new Error('too much');
+  return list.length;
+}
+try { fail([1, 2, 3]); } catch (error) { console.log(error.stack.split('\\n').slice(0, 3).join('\\n')); }
+`,
+    );
+    // Minified onto one line, with its map: every column of the bundle moves when checks are inserted.
+    require('esbuild').buildSync({ entryPoints: [path.join(dir, 'src.js')], outfile: path.join(dir, 'out.js'), minify: true, sourcemap: kind === 'a map file' ? true : 'inline', logLevel: 'error' });
+    const env = { NODE_OPTIONS: '--enable-source-maps' };
+    const plain = spawnSync(process.execPath, ['out.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
+    expect(plain.stdout).toMatch(/at fail \(.*src\.js:7:\d+\)/);
+    const profiled = jsprof(['run', '-q', '--threshold', '1', '--out', path.join(dir, 'trace.json'), 'out.js'], { cwd: dir, env: { ...env, JSPROF_CACHE_DIR: path.join(dir, 'cache') } });
+    expect(profiled.status).toBe(0);
+    expect(profiled.stdout).toBe(plain.stdout);
+  });
+});

@@ -138,7 +138,7 @@ export function instrument(input: InstrumentInput, rawOptions: unknown = {}): In
     if (changed) refuseUnparsable(code, out, program, input.filename ?? '', s);
     return {
       code: out,
-      map: changed && wantMap ? chain(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
+      map: changed && wantMap ? chainSourceMaps(s.generateMap({ source: input.filename ?? '', includeContent: true, hires: false }), input.inputSourceMap) : null,
       functions: records,
       table: input.functionTable ? outputTable(records, code, out, changed ? s : null, edits.closings, input.inputSourceMap) : null,
       stats: { functions: records.length, instrumented: changed ? found.length : 0 },
@@ -384,7 +384,7 @@ function preludeText(program: Node, options: PolicyOptions): string {
 const remapping: (maps: any[], loader: () => null) => any = require('@jridgewell/remapping');
 
 /** A plain source map object: ours, or ours traced through the input's. */
-function chain(map: any, input: any): any {
+export function chainSourceMaps(map: any, input: any): any {
   const out = { version: 3, file: map.file, sources: map.sources, sourcesContent: map.sourcesContent, names: map.names, mappings: map.mappings };
   if (!input) return out;
   return { ...remapping([out, typeof input === 'string' ? JSON.parse(input) : input], () => null) };
@@ -511,5 +511,5 @@ function outputTable(records: FunctionRecord[], code: string, out: string, s: Ma
   if (records.every((f) => carried(f.start) && carried(f.bodyStart) && carried(f.end - 1) && carried(v8Offset(f)))) {
     return tableOf(records, new LineIndex(out), { to: to!, closings, v8Offset, ...names });
   }
-  return functionTable(out, parseJs(out), inputMap && chain(s.generateMap({ hires: true }), inputMap));
+  return functionTable(out, parseJs(out), inputMap && chainSourceMaps(s.generateMap({ hires: true }), inputMap));
 }
