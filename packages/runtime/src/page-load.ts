@@ -18,7 +18,7 @@ export interface PageLoadOptions {
   duration?: number;
   /** Where `sendTrace` POSTs the trace; without it the trace is only `jsprof.pageLoadTrace`. */
   send?: string;
-  /** Travels with the trace; `page` (the path) is added unless given. */
+  /** Travels with the trace; `page` (the path of the page that loaded) is added unless given. */
   meta?: Record<string, string | number | boolean>;
 }
 
@@ -26,6 +26,8 @@ function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
   const profiler = new runtime.Profiler({ sampleInterval: options.sampleInterval ?? 10, maxBufferSize: options.maxBufferSize ?? 6000 });
   const realm = globalThis as any;
   const doc = realm.document;
+  // The page that loaded: a single-page app may have gone to another by the time the trace is sent.
+  const page: string = realm.location?.pathname ?? '';
   let leaving = false;
   return new Promise<ProfilerTrace>((resolve, reject) => {
     const stopLater = setTimeout(() => {
@@ -51,7 +53,7 @@ function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
     doc?.addEventListener?.('visibilitychange', onVisibility);
     realm.addEventListener?.('pagehide', stopNow);
   }).then(async (trace) => {
-    if (options.send) await sendTrace(trace, { url: options.send, meta: { page: realm.location?.pathname ?? '', ...options.meta }, gzip: !leaving });
+    if (options.send) await sendTrace(trace, { url: options.send, meta: { page, ...options.meta }, gzip: !leaving });
     return trace;
   });
 }

@@ -133,6 +133,8 @@ test('a picked page load, under a CSP that allows the snippet by its hash: the r
 test('a picked page load left before its duration is up sends its trace as it goes, as plain JSON', async () => {
   const { page } = await open('/long?jsprof-sample=1');
   await page.evaluate('busy(150)');
+  // A single-page app goes to another of its pages: the trace is still the page load's, of /long.
+  await page.evaluate("history.pushState(null, '', '/long/settings')");
   await page.goto('about:blank');
   await until(() => bodies.length > 0, 3000);
   await page.close();
