@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TagPair, pageLoadRuntime, scriptTagsOf, withSamplingSnippet } from '@jsprof/runtime/snippet';
+import { TagPair, pageLoadRuntime, scriptTagsOf, withSamplingSnippet, withoutSamplingSnippet } from '@jsprof/runtime/snippet';
 import { filesUnder, writeAtomic } from './files';
 
 export interface SampledPagesOptions {
@@ -26,7 +26,8 @@ export function addSamplingSnippets(dir: string, outDir: string, copies: Map<str
   const runtimeFile = path.join(outDir, runtime.fileName);
   const changed: string[] = [];
   for (const page of filesUnder(dir, /\.html?$/i, outDir)) {
-    const html = fs.readFileSync(page, 'utf8');
+    // A page instrumented before gets its snippet again, not a second one.
+    const html = withoutSamplingSnippet(fs.readFileSync(page, 'utf8'));
     const urls = urlsFor(dir, page, options.base);
     const tags: TagPair[] = [];
     for (const tag of scriptTagsOf(html)) {

@@ -69,6 +69,16 @@ test('the pages of the site get the snippet in place of the tags of instrumented
     profile: { send: '/traces' },
   });
   expect(config(fs.readFileSync(path.join(dir, 'sub/page.html'), 'utf8')).tags).toMatch(/<script type="module" src="\.\.\/jsprof\/assets\/main\.js"><\/script>$/);
+
+  // Instrumented again, the same: one snippet per page, not a second one (whose `<!--` would end at the first's end).
+  const pages = ['index.html', 'sub/page.html'].map((page) => fs.readFileSync(path.join(dir, page), 'utf8'));
+  expect(jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0.25', '--send', '/traces']).status).toBe(0);
+  expect(['index.html', 'sub/page.html'].map((page) => fs.readFileSync(path.join(dir, page), 'utf8'))).toEqual(pages);
+  // At another rate: the snippet says so, still one.
+  expect(jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0.5']).status).toBe(0);
+  const again = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+  expect(again.split('<!--jsprof:end-->').length).toBe(2);
+  expect(config(again)).toEqual({ ...config(index), rate: 0.5, profile: {} });
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -87,6 +87,20 @@ export function samplingBlock(pairs: { plain: string; instrumented: string }[], 
   return [`<!-- jsprof: the sampling snippet (Content-Security-Policy script-src ${snippet.csp}) -->`, snippet.html, ...pairs.map((p) => p.plain), END_COMMENT].join('\n');
 }
 
+const BLOCK_START = /<!-- jsprof: the sampling snippet [^]*?-->\n<script\b[^>]*>[^]*?<\/script>\n/;
+
+/**
+ * The page without the sampling snippet it has (samplingBlock's): its plain tags where the snippet
+ * had gathered them, one after the other, so that the snippet put in again gives the same page.
+ */
+export function withoutSamplingSnippet(html: string): string {
+  const start = BLOCK_START.exec(html);
+  const end = start ? html.indexOf(`\n${END_COMMENT}`, start.index) : -1;
+  if (!start || end < 0) return html;
+  const plain = scriptTagsOf(html.slice(start.index + start[0].length, end)).map((tag) => tag.text);
+  return html.slice(0, start.index) + plain.join('') + html.slice(end + END_COMMENT.length + 1);
+}
+
 const TAGS = /<script\b[^>]*>\s*<\/script\s*>|<link\b[^>]*>/gi;
 const ATTRIBUTES = /\s([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 
