@@ -12,7 +12,7 @@ import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTR
 import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
 import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
-import { SampledPagesOptions, addSamplingSnippets } from './sampled-pages';
+import { SampledPagesOptions, addSamplingSnippets, copySiteAssets } from './sampled-pages';
 import { readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
 
 export interface BundleOptions {
@@ -113,6 +113,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
       const copies = new Map(files.map((f, i) => [f.file, outputs[i]]));
       pages = directories.flatMap((d) => addSamplingSnippets(d, outDir!, copies, options.sampling!).map((page) => path.relative(process.cwd(), path.join(d, page))));
       if (!pages.length) pagesError = `--sampling: no page under ${directories.map((d) => path.relative(process.cwd(), d) || d).join(', ')} loads an instrumented script`;
+      else for (const d of directories) copySiteAssets(d, outDir!);
     }
   }
   if (pagesError) process.stderr.write(`jsprof: ${pagesError}\n`);

@@ -44,6 +44,27 @@ export function addSamplingSnippets(dir: string, outDir: string, copies: Map<str
   return changed;
 }
 
+/** A site's scripts, their maps and function tables, and its pages: what the instrumented copy does not take as it is. */
+const NOT_ASSETS = /\.(c|m)?js(\.map|\.jsprof\.json)?$|\.html?$/i;
+
+/**
+ * Copies the site's other files (images, styles, fonts, data) into `outDir` where it has none, so
+ * that the instrumented scripts find what they load relative to themselves (webpack's `publicPath:
+ * 'auto'`, `new URL('./logo.png', import.meta.url)`) beside them, as the plain ones do. Returns how
+ * many it copied.
+ */
+export function copySiteAssets(dir: string, outDir: string): number {
+  let copied = 0;
+  for (const file of filesUnder(dir, /./, outDir)) {
+    const target = path.join(outDir, path.relative(dir, file));
+    if (NOT_ASSETS.test(file) || fs.existsSync(target)) continue;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(file, target, fs.constants.COPYFILE_FICLONE);
+    copied++;
+  }
+  return copied;
+}
+
 /** How a page under `dir` names files: relative to itself, or by absolute path under `base`. */
 function urlsFor(dir: string, page: string, base: string) {
   const posix = (p: string) => p.split(path.sep).join('/');

@@ -32,7 +32,9 @@ const SITE: Record<string, string> = {
 `,
   'sub/page.html': '<!doctype html><script type="module" src="../assets/main.js"></script>\n',
   'about.html': '<!doctype html><p>no scripts</p>\n',
-  'assets/main.js': `import { busy } from './busy.js';\nwindow.ticks = window.ticks || [];\nwindow.work = (ms) => busy(ms);\nwindow.ready = true;\n`,
+  // It loads a file beside it by relative URL, as webpack's publicPath 'auto' does its chunks and assets.
+  'assets/main.js': `import { busy } from './busy.js';\nwindow.ticks = window.ticks || [];\nwindow.work = (ms) => busy(ms);\nwindow.data = fetch(new URL('./data.json', import.meta.url)).then((r) => r.json());\nwindow.ready = true;\n`,
+  'assets/data.json': '{"from":"beside main.js"}',
   'assets/busy.js': BUSY,
   'vendor/tick.js': `window.ticks = [];\nfunction tick(name) {\n  let n = 0;\n  for (let i = 0; i < 10; i++) n += i;\n  window.ticks.push(name + n);\n}\ntick('vendor');\n`,
 };
@@ -56,6 +58,9 @@ test('the pages of the site get the snippet in place of the tags of instrumented
   expect(fs.readFileSync(path.join(dir, 'about.html'), 'utf8')).toBe(SITE['about.html']);
   const runtime = fs.readdirSync(path.join(dir, 'jsprof')).find((f) => /^jsprof\.page-load\.[0-9a-f]{8}\.js$/.test(f));
   expect(runtime).toBeDefined();
+  // The site's other files beside the copies, for what they load by relative URL; its pages stay where they are.
+  expect(fs.readFileSync(path.join(dir, 'jsprof/assets/data.json'), 'utf8')).toBe(SITE['assets/data.json']);
+  expect((fs.readdirSync(path.join(dir, 'jsprof'), { recursive: true }) as string[]).filter((f) => f.endsWith('.html'))).toEqual([]);
 
   // The build's tags, gathered after the snippet and before its end comment; the other origin's where it was.
   const index = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
@@ -156,6 +161,7 @@ describe('in Chromium', () => {
     await page.goto(`${origin}/?jsprof-sample=${sample}`);
     await page.waitForFunction('window.ready === true');
     expect(await page.evaluate('window.ticks')).toEqual(['vendor45']);
+    expect(await page.evaluate('window.data')).toEqual({ from: 'beside main.js' });
     await page.evaluate('work(200)');
     await page.goto('about:blank');
     await page.close();
