@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createUnplugin } from 'unplugin';
-import { TABLE_REGISTRATION, instrument, parseJs } from '@jsprof/estree-instrument';
+import { TABLE_REGISTRATION, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
 import type { JsprofPluginOptions } from './options';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
@@ -35,7 +35,15 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     transformInclude: (id) => instrumenting() && !id.startsWith('\0') && instrumented(fileOf(id)),
     transform(code, id) {
       const file = fileOf(id);
-      const result = instrument({ code, program: parseJs(code, file), filename: file }, { ...policy, runtime: 'global' });
+      let program;
+      try {
+        program = parseJs(code, file);
+      } catch (error) {
+        // A file nested deeper than jsprof parses stays as it is; the build goes on.
+        if (error instanceof TooDeeplyNestedError) return void this.warn(`jsprof: ${error.message}`);
+        throw error;
+      }
+      const result = instrument({ code, program, filename: file }, { ...policy, runtime: 'global' });
       const warning = protocolWarning(file, result.protocol);
       if (warning) this.warn(`jsprof: ${warning}`);
       return result.changed ? { code: result.code, map: result.map } : null;

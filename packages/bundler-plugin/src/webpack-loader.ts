@@ -2,7 +2,7 @@
  * The loader `JsprofWebpackPlugin` adds after every other loader (`enforce: 'post'`): it instruments
  * what they produced and chains their source map.
  */
-import { instrument, parseJs } from '@jsprof/estree-instrument';
+import { TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { protocolWarning } from '@jsprof/policy';
 
 interface LoaderContext {
@@ -23,6 +23,9 @@ export default function jsprofWebpackLoader(this: LoaderContext, source: string,
     if (warning) this.emitWarning?.(new Error(`jsprof: ${warning}`));
     this.callback(null, result.code, result.map ?? inputMap);
   } catch (error) {
-    this.callback(error as Error);
+    // A file nested deeper than jsprof parses stays as it is; the build goes on.
+    if (!(error instanceof TooDeeplyNestedError)) return this.callback(error as Error);
+    this.emitWarning?.(new Error(`jsprof: ${error.message}`));
+    this.callback(null, source, inputMap);
   }
 }

@@ -216,6 +216,22 @@ describe('the plugins', () => {
     expect(() => plugin.transform('let a = ;', '/app/src/bad.js')).toThrow('/app/src/bad.js:1:9: Unexpected token');
   });
 
+  test('a file nested deeper than jsprof parses is left as it is, with a warning, and the build goes on', () => {
+    const deep = `function f(x) {\n${'if (x) {'.repeat(1500)}x++;${'}'.repeat(1500)}\nreturn x;\n}\n`;
+    const chain = `var s = ${Array.from({ length: 20_000 }, (_, i) => `"a${i}"`).join(' + ')};\n`;
+    for (const code of [deep, chain]) {
+      const warnings: string[] = [];
+      const plugin: any = jsprofUnplugin.raw({ threshold: 1 }, { framework: 'rollup' });
+      expect(plugin.transform.call({ warn: (message: string) => warnings.push(message) }, code, '/app/src/deep.js')).toBeUndefined();
+      expect(warnings).toEqual([expect.stringMatching(/^jsprof: \/app\/src\/deep\.js:\d+:\d+: .*jsprof leaves the file as it is$/)]);
+      const loaded: unknown[] = [];
+      const context = { resourcePath: '/app/src/deep.js', getOptions: () => ({ threshold: 1 }), emitWarning: (e: Error) => warnings.push(e.message), callback: (...args: unknown[]) => loaded.push(args) };
+      require('../src/webpack-loader').default.call(context, code, undefined);
+      expect(loaded).toEqual([[null, code, undefined]]);
+      expect(warnings).toHaveLength(2);
+    }
+  });
+
   test('bad options fail when the config loads', () => {
     expect(() => new JsprofWebpackPlugin({ threshold: -1 })).toThrow(/threshold/);
     expect(() => jsprofUnplugin.raw({ threshold: -1 }, { framework: 'vite' })).toThrow(/threshold/);

@@ -82,7 +82,10 @@ export function parseJs(code: string, file = '', sourceType?: 'script' | 'module
     }
   } catch (error: any) {
     if (!error?.loc) throw error;
-    throw new JsSyntaxError(file, error.loc.line, error.loc.column + 1, String(error.message).replace(/ \(\d+:\d+\)$/, ''));
+    const message = String(error.message).replace(/ \(\d+:\d+\)$/, '');
+    // acorn ran out of stack (a very long chain of `+`): not the program's error, which Node may run.
+    const Refusal = /^Not enough stack space/.test(message) ? TooDeeplyNestedError : JsSyntaxError;
+    throw new Refusal(file, error.loc.line, error.loc.column + 1, Refusal === JsSyntaxError ? message : 'the code nests too deep for jsprof to parse here; jsprof leaves the file as it is');
   }
 }
 
