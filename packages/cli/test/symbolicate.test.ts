@@ -133,6 +133,41 @@ describe('jsprof symbolicate', () => {
     ]);
   });
 
+  test('TypeScript and JSX sources (a vite or webpack app): frames get the original functions, an arrow never the name of its parameter', async () => {
+    const dir = tempDir();
+    const source = `interface Props { n: number }
+const h = (...parts: unknown[]) => parts;
+export function primesBelow(limit: number): number[] {
+  const found: number[] = [];
+  for (let i = 2; i < limit; i++) if (found.every((p) => i % p !== 0)) found.push(i);
+  return found;
+}
+export function App({ n }: Props) {
+  return <ul>{primesBelow(n).map((p) => <li>{p}</li>)}</ul>;
+}
+export const load = (n: number) => Promise.resolve(n).then((ps: number) => primesBelow(ps));
+`;
+    fs.writeFileSync(path.join(dir, 'app.tsx'), source);
+    await build({ entryPoints: [path.join(dir, 'app.tsx')], outfile: path.join(dir, 'dist/app.js'), bundle: true, minify: true, format: 'esm', jsxFactory: 'h', sourcemap: true, logLevel: 'silent' });
+    // Chromium's frames: each function of the bundle at its start, with the name it has there (mangled, or none).
+    const minified = fs.readFileSync(path.join(dir, 'dist/app.js'), 'utf8');
+    const { instrument: list, parseJs } = require('@jsprof/estree-instrument');
+    const { LIST_ONLY_OPTIONS } = require('@jsprof/policy');
+    const functions: { name: string; line: number; column: number }[] = list({ code: minified, program: parseJs(minified, 'app.js'), sourceMap: false }, LIST_ONLY_OPTIONS).functions;
+    const url = 'https://app.example/assets/app.js';
+    const trace = {
+      resources: [url],
+      frames: functions.map((f) => ({ name: f.name, resourceId: 0, line: f.line, column: f.column })),
+      stacks: functions.map((_, i) => ({ frameId: i })),
+      samples: functions.map((_, i) => ({ timestamp: i, stackId: i })),
+    };
+    const { trace: mapped } = symbolicate(trace, new SourceMaps(path.join(dir, 'dist')));
+    const named = mapped.frames.map((f) => `${f.name} ${f.line}:${f.column}`).sort();
+    // As V8 names them in the source: declarations and arrows given to a `const` by name, at their heads; the others anonymous.
+    expect(named).toEqual(['h 2:11', 'primesBelow 3:28', 'App 8:20', 'load 11:21', ' 5:51', ' 9:34', ' 11:60'].sort());
+    expect(mapped.resources).toEqual([pathToFileURL(path.join(dir, 'app.tsx')).href]);
+  });
+
   test('merges frames that become one function, keeping stacks parents first and samples on the same paths', () => {
     const raw = validateTrace(JSON.parse(fs.readFileSync(path.join(dir, 'trace.json'), 'utf8')));
     const { trace, stats } = symbolicate(raw, new SourceMaps(dist));

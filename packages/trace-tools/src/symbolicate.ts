@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AnyMap, LEAST_UPPER_BOUND, TraceMap, originalPositionFor, sourceContentFor } from '@jridgewell/trace-mapping';
 import { FunctionRecord, LIST_ONLY_OPTIONS, LineIndex, functionAt, functionByHead } from '@jsprof/policy';
-import { instrument, parseJs } from '@jsprof/estree-instrument';
+import type { ParserPlugin } from '@babel/parser';
+import { Node, instrument, parseJs } from '@jsprof/estree-instrument';
 import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
 
 export interface SymbolicateStats {
@@ -164,9 +165,23 @@ export class SourceMaps {
   }
 }
 
+/**
+ * The functions of an original source: JavaScript as acorn reads it, else TypeScript or JSX (what a
+ * map's sources of a vite or webpack app often are) as Babel's parser reads it, as ESTree.
+ */
 function listFunctions(code: string, file: string): FunctionRecord[] | null {
+  const list = (program: Node) => instrument({ code, program, filename: file, sourceMap: false }, LIST_ONLY_OPTIONS).functions;
   try {
-    return instrument({ code, program: parseJs(code, file), filename: file, sourceMap: false }, LIST_ONLY_OPTIONS).functions;
+    return list(parseJs(code, file));
+  } catch {
+    // not JavaScript that acorn reads
+  }
+  const bare = file.replace(/[?#].*$/, '');
+  const plugins: ParserPlugin[] = /\.[cm]?ts$/i.test(bare) ? ['typescript'] : /\.tsx$/i.test(bare) ? ['typescript', 'jsx'] : ['jsx'];
+  try {
+    // Loaded only here: most sources are JavaScript.
+    const { parse }: typeof import('@babel/parser') = require('@babel/parser');
+    return list(parse(code, { sourceType: 'unambiguous', plugins: [...plugins, 'estree'] }).program as unknown as Node);
   } catch {
     return null;
   }
