@@ -166,6 +166,18 @@ describe('attribution', () => {
     expect(share).toBeLessThan(countPrimesShare + 0.2);
   });
 
+  test.each(['thread', 'count-down'])('%s: one call that loops for 1.5 s without a check is busy all along, in that function', (sampler) => {
+    const dir = tempDir();
+    const out = path.join(dir, 'trace.json');
+    fs.writeFileSync(path.join(dir, 'one-call.js'), 'function hot(ms) { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1); return x; }\nhot(1500);\n');
+    const env = sampler === 'count-down' ? { JSPROF_SAMPLER: 'count-down' } : {};
+    expect(jsprof(['run', '-q', '--out', out, path.join(dir, 'one-call.js')], { env }).status).toBe(0);
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    // Before: only the last 500 ms of it had a stack, the rest was called idle.
+    expect(summary.busy / summary.samples).toBeGreaterThan(0.8);
+    expect(summary.functions.find((f) => f.name === 'hot')!.self / summary.busy).toBeGreaterThan(0.9);
+  });
+
   test.each(['thread', 'count-down'])('%s: a one-line wrapper without checks, called over and over, takes no self time from its callers', (sampler) => {
     const dir = tempDir();
     const out = path.join(dir, 'trace.json');

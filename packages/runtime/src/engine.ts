@@ -35,10 +35,6 @@ const UNDERSHOOT = 0.1;
  * counter in a register), so the count-down takes the tick when the thread is late.
  */
 const BACKUP = 1.5;
-/** At most this many missed ticks are charged to one captured stack; older ones get no stack. */
-const MAX_BACKFILL = 50;
-/** ...at the API's 10 ms: the bound is this much time (ms), whatever the grid's step. */
-const MAX_BACKFILL_MS = MAX_BACKFILL * BASE_INTERVAL;
 /**
  * Ticks missed for longer than this (ms) before the one recorded are not recorded at all: no check
  * and no idle timer ran for a minute, so the machine slept or the clock jumped (fake timers move
@@ -540,10 +536,12 @@ export class Engine {
     }
     const due: number[] = [];
     for (let tick = after + 1; tick <= lastTick; tick++) if (ticks.has(tick)) append(due, tick);
+    // Ticks missed since the last one recorded fell due while no check ran and the idle timer could
+    // not (the thread was busy: in code without checks, native code, GC): they all get this check's
+    // stack, the function that ran (an exit check) or its caller (an entry check's sample is passed to it).
     for (let i = 0; i < due.length; i++) {
       const last = i === due.length - 1;
-      const withStack = (due.length - i) * this.#base <= MAX_BACKFILL_MS ? stack : -1;
-      this.#deliver(due[i], last ? now : this.#origin + due[i] * this.#base, withStack, atEntry);
+      this.#deliver(due[i], last ? now : this.#origin + due[i] * this.#base, stack, atEntry);
     }
     this.#nextTick = this.#tickAfter(lastTick);
   }
