@@ -1,7 +1,8 @@
 /** Writing files so that a reader never sees half of one, and nothing a user had is widened or lost. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { printable } from '@jsprof/trace-tools';
+// The small module alone: this file is loaded inside profiled programs (module-cache.ts), where trace-tools is not.
+import { printable } from '@jsprof/trace-tools/printable';
 
 export interface WriteOptions {
   /**

@@ -206,7 +206,9 @@ ${BUSY}`, out, { TMPDIR: scratch });
       }
     };
     for (const end = Date.now() + 5000; (alive() || !run.stdout().includes('asked to end')) && Date.now() < end; ) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive()).toBe(false);
+    const orphaned = alive();
+    if (orphaned) process.kill(pid, 'SIGKILL'); // not left running when this fails
+    expect(orphaned).toBe(false);
     expect(run.stdout()).toContain('asked to end');
     expect(fs.existsSync(out)).toBe(false);
     expect(fs.readdirSync(scratch)).toEqual([]);

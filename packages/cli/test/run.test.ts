@@ -73,6 +73,31 @@ describe('jsprof run', () => {
     expect(files()).toEqual(before);
   });
 
+  test('with the cache warm, the program starts without loading jsprof\'s parser, source-map or report code (a cold start pays for what it loads)', () => {
+    const dir = tempDir();
+    const loaded = path.join(dir, 'loaded.txt');
+    const tracer = path.join(dir, 'tracer.cjs');
+    // In the program's process only (the one with jsprof's settings), each module jsprof's code loads.
+    fs.writeFileSync(
+      tracer,
+      `const Module = require('module'); const load = Module._load;
+      Module._load = function (request, parent) {
+        if (process.env.JSPROF_RUN && parent && /packages\\/(cli|runtime|policy)\\/|@jsprof\\//.test(parent.filename)) require('fs').appendFileSync(${JSON.stringify(loaded)}, request + '\\n');
+        return load.apply(this, arguments);
+      };`,
+    );
+    const program = path.join(dir, 'program.js');
+    fs.writeFileSync(program, `require('fs').appendFileSync(${JSON.stringify(loaded)}, 'the program starts\\n');\nfunction f(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }\nf(1e6);\n`);
+    const env = { JSPROF_CACHE_DIR: path.join(dir, 'cache'), NODE_OPTIONS: `--require ${tracer}` };
+    expect(jsprof(['run', '-q', '--out', path.join(dir, 'cold.json'), program], { env }).status).toBe(0);
+    fs.rmSync(loaded);
+    expect(jsprof(['run', '-q', '--out', path.join(dir, 'warm.json'), program], { env }).status).toBe(0);
+    const lines = fs.readFileSync(loaded, 'utf8').split('\n');
+    const atStart = lines.slice(0, lines.indexOf('the program starts'));
+    expect(atStart).toContain('./register');
+    expect(atStart.filter((r) => /acorn|magic-string|trace-mapping|remapping|estree-instrument|@jsprof\/trace-tools$|instrumenter/.test(r))).toEqual([]);
+  });
+
   test('says how long instrumenting took when the cache was cold, as that time is in the idle samples; nothing when warm', () => {
     expect(result.stderr).toMatch(/^jsprof: instrumented 1 module in \d+ ms \(cached for the next run\); that time is in the idle samples$/m);
     const warm = jsprof(['run', '--out', out, phases, '50'], { env: { JSPROF_CACHE_DIR: cache } });
