@@ -8,6 +8,8 @@ export interface RunSettings {
   out?: string;
   /** `jsprof run`'s own directory, which the program removes if jsprof ends before it (SIGKILL, out of memory). */
   scratch?: string;
+  /** `jsprof run`'s process id: its child is the program it profiles (not processes the program forks). */
+  jsprof?: number;
   sampleInterval: number;
   maxBufferSize: number;
 }

@@ -1,69 +1,74 @@
 /**
  * Loaded with `--import` into the program `jsprof run` starts: instruments it (register), profiles
- * the whole run, and writes the trace when the process exits, whatever way it exits.
+ * the whole run, and writes the trace when the process exits, whatever way it exits. Processes the
+ * program forks get the same `--import` and settings: they are instrumented, not profiled.
  */
 import * as fs from 'node:fs';
 import { progress } from './register';
 import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
-import { instrumentingFile, settingsOrExit, runBaseInterval } from './options';
+import { RunSettings, instrumentingFile, settingsOrExit, runBaseInterval } from './options';
 
 const settings = settingsOrExit();
-setBaseInterval(runBaseInterval(settings.sampleInterval));
-const profiler = new Profiler({ sampleInterval: settings.sampleInterval, maxBufferSize: settings.maxBufferSize });
-let written = false;
+if (settings.out && process.ppid === settings.jsprof) profileThisProcess(settings as RunSettings & { out: string });
 
-function writeTrace() {
-  if (written || !settings.out) return;
-  written = true;
-  try {
-    const trace = profiler.stopSync();
-    fs.writeFileSync(settings.out, JSON.stringify(trace));
-    // For jsprof run's summary: the time that shows in the trace as idle samples.
-    fs.writeFileSync(instrumentingFile(settings.out), JSON.stringify({ modules: progress.files, ms: progress.milliseconds }));
-  } catch (error) {
-    process.stderr.write(`jsprof: could not write the trace to ${settings.out}: ${(error as Error).message}\n`);
-  }
-}
+function profileThisProcess(settings: RunSettings & { out: string }): void {
+  setBaseInterval(runBaseInterval(settings.sampleInterval));
+  const profiler = new Profiler({ sampleInterval: settings.sampleInterval, maxBufferSize: settings.maxBufferSize });
+  let written = false;
 
-process.on('exit', writeTrace);
-// A signal the program does not handle ends it: the trace is written first, and the signal raised
-// again so that it ends as it would have. One the program handles is the program's business: the
-// trace is written when it exits.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  const onSignal = () => {
-    if (process.listenerCount(signal) > 1) return;
-    process.off(signal, onSignal);
-    writeTrace();
-    process.kill(process.pid, signal);
-  };
-  process.on(signal, onSignal);
-}
-
-// jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
-// end (SIGTERM), and nothing of jsprof's is left behind. What this needs is taken before the program
-// can replace it (fake timers, mocked files).
-const jsprof = process.ppid;
-const { readFileSync } = fs;
-const signal = process.kill.bind(process);
-const stopWatching = clearInterval;
-function jsprofEnded(): boolean {
-  try {
-    // Linux: the parent now, which process.ppid does not follow.
-    const stat = readFileSync('/proc/self/stat', 'latin1');
-    return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) !== jsprof;
-  } catch {
+  function writeTrace() {
+    if (written) return;
+    written = true;
     try {
-      return !signal(jsprof, 0);
+      const trace = profiler.stopSync();
+      fs.writeFileSync(settings.out, JSON.stringify(trace));
+      // For jsprof run's summary: the time that shows in the trace as idle samples.
+      fs.writeFileSync(instrumentingFile(settings.out), JSON.stringify({ modules: progress.files, ms: progress.milliseconds }));
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+      process.stderr.write(`jsprof: could not write the trace to ${settings.out}: ${(error as Error).message}\n`);
     }
   }
+
+  process.on('exit', writeTrace);
+  // A signal the program does not handle ends it: the trace is written first, and the signal raised
+  // again so that it ends as it would have. One the program handles is the program's business: the
+  // trace is written when it exits.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return;
+      process.off(signal, onSignal);
+      writeTrace();
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+
+  // jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
+  // end (SIGTERM), and nothing of jsprof's is left behind. What this needs is taken before the program
+  // can replace it (fake timers, mocked files).
+  const jsprof = process.ppid;
+  const { readFileSync } = fs;
+  const signal = process.kill.bind(process);
+  const stopWatching = clearInterval;
+  function jsprofEnded(): boolean {
+    try {
+      // Linux: the parent now, which process.ppid does not follow.
+      const stat = readFileSync('/proc/self/stat', 'latin1');
+      return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) !== jsprof;
+    } catch {
+      try {
+        return !signal(jsprof, 0);
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    }
+  }
+  const watch = setInterval(() => {
+    if (!jsprofEnded()) return;
+    stopWatching(watch);
+    written = true; // nobody is left to read a trace
+    if (settings.scratch) fs.rmSync(settings.scratch, { recursive: true, force: true });
+    signal(process.pid, 'SIGTERM');
+  }, 500);
+  watch.unref();
 }
-const watch = setInterval(() => {
-  if (!jsprofEnded()) return;
-  stopWatching(watch);
-  written = true; // nobody is left to read a trace
-  if (settings.scratch) fs.rmSync(settings.scratch, { recursive: true, force: true });
-  signal(process.pid, 'SIGTERM');
-}, 500);
-watch.unref();

@@ -47,6 +47,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
       instrument: options.instrument,
       out: traceFile,
       scratch,
+      jsprof: process.pid,
       sampleInterval: options.sampleInterval,
       maxBufferSize: options.maxBufferSize,
     };

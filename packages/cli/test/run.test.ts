@@ -224,6 +224,36 @@ describe('what is instrumented', () => {
     return (summary.functions.find((f) => f.name === 'busy')?.self ?? 0) / Math.max(1, summary.busy);
   };
 
+  test('a process the program forks is instrumented, not profiled: it runs as under node, past the program\'s end too, and writes no trace', () => {
+    const dir = tempDir();
+    const done = path.join(dir, 'child-done.txt');
+    // The program forks a child, and exits while the child still works (a daemon, a Jest worker left behind).
+    fs.writeFileSync(
+      path.join(dir, 'parent.js'),
+      `${BUSY}const { fork } = require('child_process');
+if (process.argv[2] === 'child') {
+  function childWork() { return busy(300); }
+  setTimeout(() => { childWork(); require('fs').writeFileSync(${JSON.stringify(done)}, String(typeof __jsprof$c)); }, 700);
+} else {
+  const child = fork(__filename, ['child'], { detached: true, stdio: 'ignore' });
+  child.disconnect();
+  child.unref();
+  busy(200);
+}
+`,
+    );
+    const out = path.join(dir, 'trace.json');
+    const run = jsprof(['run', '-q', '--out', out, path.join(dir, 'parent.js')]);
+    expect(run.status).toBe(0);
+    for (const end = Date.now() + 5000; !fs.existsSync(done) && Date.now() < end; ) spawnSync('sleep', ['0.1']);
+    // The child finished its work (jsprof's end no longer ended it), instrumented, and said nothing of a trace.
+    expect(fs.readFileSync(done, 'utf8')).toBe('object');
+    expect(run.stderr).toBe('');
+    const names = JSON.parse(fs.readFileSync(out, 'utf8')).frames.map((f: { name: string }) => f.name);
+    expect(names).toContain('busy');
+    expect(names).not.toContain('childWork');
+  });
+
   test('a script without an extension (a bin/ command), and a file a loader compiles from another language', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'tool'), `${BUSY}console.log(busy(300) > 0);\n`);
