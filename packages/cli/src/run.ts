@@ -57,6 +57,11 @@ export async function run(script: string, args: string[], options: RunOptions): 
       return code || 1;
     }
     const text = fs.readFileSync(traceFile, 'utf8');
+    const trace = JSON.parse(text);
+    if (options.maxBufferSize > 0 && trace.samples?.length >= options.maxBufferSize) {
+      const seconds = (trace.samples[trace.samples.length - 1].timestamp - trace.samples[0].timestamp) / 1000;
+      process.stderr.write(`jsprof: the trace holds ${options.maxBufferSize.toLocaleString('en-US')} samples, --max-buffer-size: sampling stopped ${seconds.toFixed(1)} s into the run (raise --max-buffer-size for all of it)\n`);
+    }
     try {
       writeAtomic(out, text);
     } catch (error) {
@@ -70,7 +75,6 @@ export async function run(script: string, args: string[], options: RunOptions): 
         const time = instrumenting.ms < 1000 ? `${Math.round(instrumenting.ms)} ms` : `${(instrumenting.ms / 1000).toFixed(1)} s`;
         process.stderr.write(`jsprof: instrumented ${instrumenting.modules} module${instrumenting.modules === 1 ? '' : 's'} in ${time} (cached for the next run); that time is in the idle samples\n`);
       }
-      const trace = JSON.parse(text);
       process.stderr.write(formatReport(trace, options.top, runInterval(options.sampleInterval)));
       if (trace.samples?.length > 0 && trace.samples.every((s: { stackId?: number }) => s.stackId === undefined)) {
         process.stderr.write('jsprof: no sample found JavaScript running in the program\'s main thread (it waited the whole run, or its work was in worker threads or child processes, which are not profiled)\n');

@@ -385,6 +385,15 @@ describe('command line', () => {
     for (const flag of ['--out', '--sample-interval', '--max-buffer-size', '--threshold']) expect(help.stdout).toContain(flag);
   });
 
+  test('a trace cut short by --max-buffer-size says so', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'app.js'), 'const end = Date.now() + 400; let x = 0; while (Date.now() < end) x++;\n');
+    const run = jsprof(['run', '-q', '--max-buffer-size', '10', '--out', path.join(dir, 't.json'), path.join(dir, 'app.js')]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/^jsprof: the trace holds 10 samples, --max-buffer-size: sampling stopped 0\.\d s into the run \(raise --max-buffer-size for all of it\)\n$/);
+    expect(jsprof(['run', '-q', '--out', path.join(dir, 't.json'), path.join(dir, 'app.js')]).stderr).toBe('');
+  });
+
   test('a directory runs as node runs it (its package.json main, or index.js); one with no program is a clear error', () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, 'app'));

@@ -11,7 +11,7 @@ export function addRunCommand(program: Command, setExitCode: (code: number) => v
     .argument('<script>', 'the program to run')
     .argument('[args...]', 'arguments passed to the program')
     .option('-o, --out <file>', 'where to write the trace (JSON, the JS Self-Profiling API format)', 'jsprof-trace.json')
-    .option('--sample-interval <ms>', 'sampling interval in ms: a multiple of 10, or down to 1 (whole ms: 2.5 is 2)', milliseconds, 10)
+    .option('--sample-interval <ms>', 'sampling interval in ms: a multiple of 10, or a whole number down to 1 (2.5 is 2; below 1 is 1)', milliseconds, 10)
     .option('--max-buffer-size <n>', 'most samples to keep', wholeNumber('--max-buffer-size', 0), 1_000_000)
     .option('--top <n>', 'how many functions the report lists', wholeNumber('--top', 1), 15)
     .option('-q, --quiet', 'print no report')
