@@ -181,15 +181,16 @@ type BuiltUrl = string | { relative?: boolean; runtime?: string } | undefined;
  * URLs in vite's instrumented build, whose base stays the app's (so `import.meta.env.BASE_URL`, and the
  * app's routes, are the same in both builds): the build's own files where it writes them, in `<dir>/`;
  * public files where the plain build copied them, not copied again. The app's own `renderBuiltUrl`
- * decides first, given each file's path in the plain build's output directory.
+ * decides first, given each file's path (and its host's) in the plain build's output directory. With
+ * a relative base, public files are named from ES module output (`import.meta.url`), as apps build.
  */
 function urlsBesidePlainBuild(config: any, dir: string, relative: boolean) {
   const own: ((file: string, context: BuiltUrlContext) => BuiltUrl) | undefined = config.experimental?.renderBuiltUrl;
   const base: string = config.decodedBase ?? config.base;
   return (filename: string, context: BuiltUrlContext): BuiltUrl => {
     const inPlainBuild = context.type === 'public' ? filename : `${dir}/${filename}`;
-    const theirs = own?.(inPlainBuild, context);
-    if (typeof theirs === 'string' || (typeof theirs === 'object' && theirs.runtime)) return theirs;
+    const theirs = own?.(inPlainBuild, { ...context, hostId: `${dir}/${context.hostId}` });
+    if (typeof theirs === 'string' || theirs?.runtime) return theirs;
     if (!relative) return base + inPlainBuild;
     if (context.type === 'asset') return { relative: true };
     // A public file, from a file of the instrumented build: up out of `<dir>/`.

@@ -265,8 +265,8 @@ test('a vite build with a relative base and a rollup build to one file: every UR
   }
 }, 60_000);
 
-describe.each(['/', './'])('a vite app with public files, assets and routes, base %s, sampled', (base) => {
-  test("the instrumented build keeps the app's BASE_URL, reads public files where the plain build put them, and loads its own assets", async () => {
+describe.each(['/', './'])('a vite app with public files and assets, base %s, sampled', (base) => {
+  test("the instrumented build keeps the app's BASE_URL (the base its routes are built on), reads public files where the plain build put them, and loads its own assets", async () => {
     const app = path.join(root, `vite-public-${base === '/' ? 'absolute' : 'relative'}`);
     const out = path.join(app, 'dist');
     fs.mkdirSync(path.join(app, 'public'), { recursive: true });

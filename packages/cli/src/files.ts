@@ -121,21 +121,25 @@ export function refusedOutput(out: string, inputs: Input[]): string | null {
   return input ? `it is ${input[1]}` : null;
 }
 
-const TRACE_START = /^\uFEFF?\s*\{\s*("(resources|frames|stacks|samples)"|\}|$)/;
+const TRACE_START = /^\uFEFF?\s*\{\s*("(resources|frames|stacks|samples|meta|trace)"|\}|$)/;
 
 /**
- * Why a trace may not replace `file`: something is there that is not a trace (a module the program
- * loads, a package.json), or null. Only the file's first bytes are read.
+ * Why a trace may not replace `file`: something is there that is not a trace or a `{meta, trace}`
+ * document (a module the program loads, a package.json), or null. Only the file's first bytes are read.
  */
 export function refusedForTrace(file: string): string | null {
   const stat = statOrNull(file);
   if (!stat?.isFile() || stat.size === 0) return null;
   const start = Buffer.alloc(256);
-  const fd = fs.openSync(file, 'r');
   try {
-    fs.readSync(fd, start, 0, start.length, 0);
-  } finally {
-    fs.closeSync(fd);
+    const fd = fs.openSync(file, 'r');
+    try {
+      fs.readSync(fd, start, 0, start.length, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null; // a file the user may write but not read: writing says what goes wrong, if anything
   }
   return TRACE_START.test(start.toString('utf8').replace(/\0+$/, '')) ? null : 'it is not a trace (a trace replaces only a trace: remove it first)';
 }

@@ -45,9 +45,23 @@ export function instrumentSource(code: string, filename: string, format: ModuleF
   }
   const result = instrument({ code, program, filename, sourceMap: true }, options);
   const map = result.map && { ...result.map, sourcesContent: undefined };
-  const own = result.map && readSourceMap(code, filename);
-  const out = own ? withInlineSourceMap(result.code, relocateSources(chainSourceMaps(result.map, own.map), own.dir, path.dirname(filename), path.basename(filename))) : result.code;
-  return { code: out, functions: result.functions, map };
+  return { code: withOwnSourceMap(result.code, result.map, code, filename), functions: result.functions, map };
+}
+
+/**
+ * The instrumented code naming, inline, a map from itself to the sources the file's own map names
+ * (without their text where that map is a file: the sources are beside it). As it was where the file
+ * names no map, or one that cannot be read or used (the file is then still instrumented).
+ */
+function withOwnSourceMap(out: string, map: any | null, code: string, filename: string): string {
+  const own = map && readSourceMap(code, filename);
+  if (!own) return out;
+  try {
+    const chained = relocateSources(chainSourceMaps(map, own.map), own.dir, path.dirname(filename), path.basename(filename));
+    return withInlineSourceMap(out, own.inline ? chained : { ...chained, sourcesContent: undefined });
+  } catch {
+    return out;
+  }
 }
 
 /** Lists the functions of a file that was not instrumented. */

@@ -9,7 +9,7 @@ export interface RunSettings {
   /** `jsprof run`'s own directory, which the program removes if jsprof ends before it (SIGKILL, out of memory). */
   scratch?: string;
   /** `jsprof run`'s process id: its child is the program it profiles (not processes the program forks). */
-  jsprof?: number;
+  jsprofPid?: number;
   sampleInterval: number;
   maxBufferSize: number;
 }

@@ -9,7 +9,7 @@ import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
 import { RunSettings, instrumentingFile, settingsOrExit, runBaseInterval } from './options';
 
 const settings = settingsOrExit();
-if (settings.out && process.ppid === settings.jsprof) profileThisProcess(settings as RunSettings & { out: string });
+if (settings.out && process.ppid === settings.jsprofPid) profileThisProcess(settings as RunSettings & { out: string });
 
 function profileThisProcess(settings: RunSettings & { out: string }): void {
   setBaseInterval(runBaseInterval(settings.sampleInterval));
@@ -44,20 +44,20 @@ function profileThisProcess(settings: RunSettings & { out: string }): void {
   }
 
   // jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
-  // end (SIGTERM), and nothing of jsprof's is left behind. What this needs is taken before the program
+  // end (SIGTERM, when its event loop next turns), and nothing of jsprof's is left behind. What this needs is taken before the program
   // can replace it (fake timers, mocked files).
-  const jsprof = process.ppid;
-  const { readFileSync } = fs;
-  const signal = process.kill.bind(process);
+  const jsprofPid = process.ppid;
+  const { readFileSync, rmSync } = fs;
+  const kill = process.kill.bind(process);
   const stopWatching = clearInterval;
   function jsprofEnded(): boolean {
     try {
       // Linux: the parent now, which process.ppid does not follow.
       const stat = readFileSync('/proc/self/stat', 'latin1');
-      return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) !== jsprof;
+      return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) !== jsprofPid;
     } catch {
       try {
-        return !signal(jsprof, 0);
+        return !kill(jsprofPid, 0);
       } catch (error) {
         return (error as NodeJS.ErrnoException).code === 'ESRCH';
       }
@@ -67,8 +67,8 @@ function profileThisProcess(settings: RunSettings & { out: string }): void {
     if (!jsprofEnded()) return;
     stopWatching(watch);
     written = true; // nobody is left to read a trace
-    if (settings.scratch) fs.rmSync(settings.scratch, { recursive: true, force: true });
-    signal(process.pid, 'SIGTERM');
+    if (settings.scratch) rmSync(settings.scratch, { recursive: true, force: true });
+    kill(process.pid, 'SIGTERM');
   }, 500);
   watch.unref();
 }

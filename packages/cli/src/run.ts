@@ -47,7 +47,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
       instrument: options.instrument,
       out: traceFile,
       scratch,
-      jsprof: process.pid,
+      jsprofPid: process.pid,
       sampleInterval: options.sampleInterval,
       maxBufferSize: options.maxBufferSize,
     };
@@ -57,7 +57,13 @@ export async function run(script: string, args: string[], options: RunOptions): 
       return code || 1;
     }
     const text = fs.readFileSync(traceFile, 'utf8');
-    const trace = JSON.parse(text);
+    let trace;
+    try {
+      trace = JSON.parse(text);
+    } catch {
+      process.stderr.write('jsprof: the trace the program wrote is incomplete (it was ended while writing it)\n');
+      return code || 1;
+    }
     if (options.maxBufferSize > 0 && trace.samples?.length >= options.maxBufferSize) {
       const seconds = (trace.samples[trace.samples.length - 1].timestamp - trace.samples[0].timestamp) / 1000;
       process.stderr.write(`jsprof: the trace holds ${options.maxBufferSize.toLocaleString('en-US')} samples, --max-buffer-size: sampling stopped ${seconds.toFixed(1)} s into the run (raise --max-buffer-size for all of it)\n`);

@@ -48,21 +48,22 @@ export function addSamplingSnippets(dir: string, outDir: string, copies: Map<str
 const NOT_ASSETS = /\.(c|m)?js(\.map|\.jsprof\.json)?$|\.html?$/i;
 
 /**
- * Copies the site's other files (images, styles, fonts, data) into `outDir` where it has none, so
- * that the instrumented scripts find what they load relative to themselves (webpack's `publicPath:
- * 'auto'`, `new URL('./logo.png', import.meta.url)`) beside them, as the plain ones do. Returns how
- * many it copied.
+ * Copies the site's other files (images, styles, fonts, data) into `outDir`, so that the instrumented
+ * scripts find what they load relative to themselves (webpack's `publicPath: 'auto'`, `new
+ * URL('./logo.png', import.meta.url)`) beside them, as the plain ones do. A copy whose size and time
+ * are the file's is left as it is (the site instrumented again after a build copies what changed).
  */
-export function copySiteAssets(dir: string, outDir: string): number {
-  let copied = 0;
+export function copySiteAssets(dir: string, outDir: string): void {
   for (const file of filesUnder(dir, /./, outDir)) {
+    if (NOT_ASSETS.test(file)) continue;
     const target = path.join(outDir, path.relative(dir, file));
-    if (NOT_ASSETS.test(file) || fs.existsSync(target)) continue;
+    const from = fs.statSync(file);
+    const to = fs.statSync(target, { throwIfNoEntry: false });
+    if (to && to.size === from.size && Math.floor(to.mtimeMs) === Math.floor(from.mtimeMs)) continue;
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.copyFileSync(file, target, fs.constants.COPYFILE_FICLONE);
-    copied++;
+    fs.utimesSync(target, from.atime, from.mtime);
   }
-  return copied;
 }
 
 /** How a page under `dir` names files: relative to itself, or by absolute path under `base`. */

@@ -249,9 +249,7 @@ if (process.argv[2] === 'child') {
     // The child finished its work (jsprof's end no longer ended it), instrumented, and said nothing of a trace.
     expect(fs.readFileSync(done, 'utf8')).toBe('object');
     expect(run.stderr).toBe('');
-    const names = JSON.parse(fs.readFileSync(out, 'utf8')).frames.map((f: { name: string }) => f.name);
-    expect(names).toContain('busy');
-    expect(names).not.toContain('childWork');
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).frames.map((f: { name: string }) => f.name)).toContain('busy');
   });
 
   test('a script without an extension (a bin/ command), and a file a loader compiles from another language', () => {

@@ -79,6 +79,10 @@ test('the pages of the site get the snippet in place of the tags of instrumented
   const pages = ['index.html', 'sub/page.html'].map((page) => fs.readFileSync(path.join(dir, page), 'utf8'));
   expect(jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0.25', '--send', '/traces']).status).toBe(0);
   expect(['index.html', 'sub/page.html'].map((page) => fs.readFileSync(path.join(dir, page), 'utf8'))).toEqual(pages);
+  // A data file the site's build changed is copied again.
+  fs.writeFileSync(path.join(dir, 'assets/data.json'), '{"from":"the next build"}');
+  expect(jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0.25', '--send', '/traces']).status).toBe(0);
+  expect(fs.readFileSync(path.join(dir, 'jsprof/assets/data.json'), 'utf8')).toBe('{"from":"the next build"}');
   // At another rate: the snippet says so, still one.
   expect(jsprof(['instrument', dir, '--out-dir', path.join(dir, 'jsprof'), '--threshold', '1', '--sampling', '0.5']).status).toBe(0);
   const again = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');

@@ -152,3 +152,13 @@ try { fail([1, 2, 3]); } catch (error) { console.log(error.stack.split('\\n').sl
     expect(profiled.stdout).toBe(plain.stdout);
   });
 });
+
+test('a file whose own source map cannot be used is instrumented all the same', () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'app.js'), 'function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }\nconsole.log(work(1e7) > 0);\n//# sourceMappingURL=app.js.map\n');
+  fs.writeFileSync(path.join(dir, 'app.js.map'), '{}');
+  const run = jsprof(['run', '-q', '--out', path.join(dir, 'trace.json'), 'app.js'], { cwd: dir, env: { JSPROF_CACHE_DIR: path.join(dir, 'cache') } });
+  expect([run.status, run.stdout, run.stderr]).toEqual([0, 'true\n', '']);
+  const cached = fs.readdirSync(path.join(dir, 'cache')).filter((f) => /^[0-9a-f]+\.js$/.test(f));
+  expect(cached.map((f) => fs.readFileSync(path.join(dir, 'cache', f), 'utf8')).join('')).toContain('__jsprof$c');
+});

@@ -133,7 +133,7 @@ describe('jsprof symbolicate', () => {
     ]);
   });
 
-  test('TypeScript and JSX sources (a vite or webpack app): frames get the original functions, an arrow never the name of its parameter', async () => {
+  test('TypeScript and JSX sources (a vite or webpack app): frames get the original functions (overloads and abstract methods aside), an arrow never the name of its parameter', async () => {
     const dir = tempDir();
     const source = `interface Props { n: number }
 const h = (...parts: unknown[]) => parts;
@@ -146,6 +146,7 @@ export function App({ n }: Props) {
   return <ul>{primesBelow(n).map((p) => <li>{p}</li>)}</ul>;
 }
 export const load = (n: number) => Promise.resolve(n).then((ps: number) => primesBelow(ps));
+export abstract class Shape { abstract area(): number; scale(k: number): number; scale(k: string): number; scale(k: any) { return Number(k) * this.area(); } }
 `;
     fs.writeFileSync(path.join(dir, 'app.tsx'), source);
     await build({ entryPoints: [path.join(dir, 'app.tsx')], outfile: path.join(dir, 'dist/app.js'), bundle: true, minify: true, format: 'esm', jsxFactory: 'h', sourcemap: true, logLevel: 'silent' });
@@ -164,7 +165,8 @@ export const load = (n: number) => Promise.resolve(n).then((ps: number) => prime
     const { trace: mapped } = symbolicate(trace, new SourceMaps(path.join(dir, 'dist')));
     const named = mapped.frames.map((f) => `${f.name} ${f.line}:${f.column}`).sort();
     // As V8 names them in the source: declarations and arrows given to a `const` by name, at their heads; the others anonymous.
-    expect(named).toEqual(['h 2:11', 'primesBelow 3:28', 'App 8:20', 'load 11:21', ' 5:51', ' 9:34', ' 11:60'].sort());
+    // A class's frame at `class`; an overloaded method at the signature with a body.
+    expect(named).toEqual(['h 2:11', 'primesBelow 3:28', 'App 8:20', 'load 11:21', ' 5:51', ' 9:34', ' 11:60', 'Shape 12:17', 'scale 12:113'].sort());
     expect(mapped.resources).toEqual([pathToFileURL(path.join(dir, 'app.tsx')).href]);
   });
 

@@ -35,19 +35,28 @@ function originOf(url: string): string | null {
  * stays once seen; JavaScriptCore gives no `responseStatus`.
  */
 const answers = new OwnMap<string, number>();
-const NOT_SCRIPTS = /^(fetch|xmlhttprequest|beacon)$/;
+/** What fetches scripts: `<script>` and imports, `<link rel=modulepreload>`, `importScripts`. */
+const SCRIPT_FETCHES = /^(script|link|other)$/;
 let observer: any;
+let ownOrigin: string | undefined;
 
+/**
+ * Keeps the answers that decide something, so that the map stays small whatever the page loads: an
+ * opaque one (a script redirected away from the page's origin is masked), or another origin's that
+ * passed CORS (its script is kept).
+ */
 function note(entries: any[]): OwnMap<string, number> {
   for (const entry of entries) {
+    if (!SCRIPT_FETCHES.test(entry.initiatorType)) continue;
     const name = withoutCredentials(entry.name);
-    // Not the page's requests for data: there is no end to those, and no script among them.
-    if (entry.responseStatus >= 0 && answers.get(name) !== 0 && !NOT_SCRIPTS.test(entry.initiatorType)) answers.set(name, entry.responseStatus);
+    const status = entry.responseStatus;
+    if (status === 0 || (status > 0 && answers.get(name) !== 0 && originOf(name) !== ownOrigin)) answers.set(name, status);
   }
   return answers;
 }
 
 function watchResources(realm: any): void {
+  ownOrigin = realm.location.origin;
   try {
     observer ??= new realm.PerformanceObserver((list: any) => note(list.getEntries()));
     observer.observe({ type: 'resource', buffered: true });

@@ -87,7 +87,7 @@ export function samplingBlock(pairs: { plain: string; instrumented: string }[], 
   return [`<!-- jsprof: the sampling snippet (Content-Security-Policy script-src ${snippet.csp}) -->`, snippet.html, ...pairs.map((p) => p.plain), END_COMMENT].join('\n');
 }
 
-const BLOCK_START = /<!-- jsprof: the sampling snippet [^]*?-->\n<script\b[^>]*>[^]*?<\/script>\n/;
+const BLOCK_START = /<!-- jsprof: the sampling snippet [^]*?-->\r?\n<script\b[^>]*>[^]*?<\/script>\r?\n/;
 
 /**
  * The page without the sampling snippet it has (samplingBlock's): its plain tags where the snippet
@@ -95,10 +95,10 @@ const BLOCK_START = /<!-- jsprof: the sampling snippet [^]*?-->\n<script\b[^>]*>
  */
 export function withoutSamplingSnippet(html: string): string {
   const start = BLOCK_START.exec(html);
-  const end = start ? html.indexOf(`\n${END_COMMENT}`, start.index) : -1;
+  const end = start ? html.indexOf(END_COMMENT, start.index) : -1;
   if (!start || end < 0) return html;
   const plain = scriptTagsOf(html.slice(start.index + start[0].length, end)).map((tag) => tag.text);
-  return html.slice(0, start.index) + plain.join('') + html.slice(end + END_COMMENT.length + 1);
+  return html.slice(0, start.index) + plain.join('') + html.slice(end + END_COMMENT.length);
 }
 
 const TAGS = /<script\b[^>]*>\s*<\/script\s*>|<link\b[^>]*>/gi;

@@ -181,10 +181,25 @@ function listFunctions(code: string, file: string): FunctionRecord[] | null {
   try {
     // Loaded only here: most sources are JavaScript.
     const { parse }: typeof import('@babel/parser') = require('@babel/parser');
-    return list(parse(code, { sourceType: 'unambiguous', plugins: [...plugins, 'estree'] }).program as unknown as Node);
+    return list(withoutBodilessMethods(parse(code, { sourceType: 'unambiguous', plugins: [...plugins, 'estree'] }).program as unknown as Node));
   } catch {
     return null;
   }
+}
+
+/** The program without TypeScript's methods that have no body (overloads, abstract methods, `declare class`): no function runs there. */
+function withoutBodilessMethods(program: Node): Node {
+  const pending: any[] = [program];
+  while (pending.length) {
+    const node = pending.pop();
+    if (node?.type === 'ClassBody') node.body = node.body.filter((member: any) => !(member.value?.type === 'FunctionExpression' && member.value.body == null));
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (Array.isArray(child)) for (const c of child) c && typeof c.type === 'string' && pending.push(c);
+      else if (child && typeof child.type === 'string') pending.push(child);
+    }
+  }
+  return program;
 }
 
 type Position = ReturnType<typeof originalPositionFor>;
