@@ -44,8 +44,8 @@ function profileThisProcess(settings: RunSettings & { out: string }): void {
   }
 
   // jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
-  // end (SIGTERM, when its event loop next turns), and nothing of jsprof's is left behind. What this needs is taken before the program
-  // can replace it (fake timers, mocked files).
+  // end (SIGTERM, when its event loop next turns), and nothing of jsprof's is left behind. What this
+  // needs is taken before the program can replace it (fake timers, mocked files).
   const jsprofPid = process.ppid;
   const { readFileSync, rmSync } = fs;
   const kill = process.kill.bind(process);
