@@ -8,12 +8,23 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTION_TABLE_SUFFIX, JsSyntaxError, TABLE_REGISTRATION, TABLE_REGISTRY, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
+import {
+  FUNCTION_TABLE_SUFFIX,
+  JsSyntaxError,
+  TABLE_REGISTRATION,
+  TABLE_REGISTRY,
+  TooDeeplyNestedError,
+  instrument,
+  parseJs,
+  readSourceMap,
+  relocateSources,
+  splitSourceMappingUrl,
+  withInlineSourceMap,
+} from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
 import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets, copySiteAssets } from './sampled-pages';
-import { readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
 
 export interface BundleOptions {
   outDir?: string;

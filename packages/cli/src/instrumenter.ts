@@ -9,9 +9,8 @@
  * Babel or browserslist are the project's alone. Never require this file (its tsc output) directly.
  */
 import * as path from 'node:path';
-import { JsSyntaxError, TooDeeplyNestedError, chainSourceMaps, instrument, parseJs } from '@jsprof/estree-instrument';
+import { JsSyntaxError, TooDeeplyNestedError, chainSourceMaps, instrument, parseJs, readSourceMap, relocateSources, withInlineSourceMap } from '@jsprof/estree-instrument';
 import { FunctionRecord, LIST_ONLY_OPTIONS, PlacementOptions } from '@jsprof/policy';
-import { readSourceMap, relocateSources, withInlineSourceMap } from './source-map-comment';
 
 export { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 

@@ -9,9 +9,11 @@ import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
 import { RunSettings, instrumentingFile, settingsOrExit, runBaseInterval } from './options';
 
 const settings = settingsOrExit();
-if (settings.out && process.ppid === settings.jsprofPid) profileThisProcess(settings as RunSettings & { out: string });
+if (settings.out && process.ppid === settings.jsprofPid) profileThisProcess(settings as ProfiledRun);
 
-function profileThisProcess(settings: RunSettings & { out: string }): void {
+type ProfiledRun = RunSettings & { out: string; jsprofPid: number };
+
+function profileThisProcess(settings: ProfiledRun): void {
   setBaseInterval(runBaseInterval(settings.sampleInterval));
   const profiler = new Profiler({ sampleInterval: settings.sampleInterval, maxBufferSize: settings.maxBufferSize });
   let written = false;
@@ -46,7 +48,7 @@ function profileThisProcess(settings: RunSettings & { out: string }): void {
   // jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
   // end (SIGTERM, when its event loop next turns), and nothing of jsprof's is left behind. What this
   // needs is taken before the program can replace it (fake timers, mocked files).
-  const jsprofPid = process.ppid;
+  const { jsprofPid } = settings;
   const { readFileSync, rmSync } = fs;
   const kill = process.kill.bind(process);
   const stopWatching = clearInterval;

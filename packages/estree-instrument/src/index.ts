@@ -391,6 +391,7 @@ export function chainSourceMaps(map: any, input: any): any {
 }
 
 export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError };
+export { inlineSourceMap, readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
 
 /**
  * The function table of a script as it will run (`<script>.jsprof.json` beside it; see

@@ -6,7 +6,7 @@
  *   const { code, map, stats } = instrument(code, { filename, threshold: 10, inputSourceMap });
  */
 import { parseSync } from '@swc/core';
-import { instrument as instrumentEstree, InstrumentResult, JsSyntaxError, TooDeeplyNestedError, parseJs } from '@jsprof/estree-instrument';
+import { instrument as instrumentEstree, InstrumentResult, JsSyntaxError, TooDeeplyNestedError, inlineSourceMap, parseJs, withInlineSourceMap } from '@jsprof/estree-instrument';
 import { LineIndex, type PlacementOptions } from '@jsprof/policy';
 import { toEstree } from './estree';
 import { NESTING_LIMIT, tooDeepAt } from './nesting';
@@ -47,28 +47,15 @@ const PARSER_OPTIONS = {
   allowReturnOutsideFunction: true,
 } as const;
 
-/** A trailing inline source map comment (`//# sourceMappingURL=data:…;base64,…`), as SWC's `sourceMaps: 'inline'` writes it. */
-const INLINE_MAP = /\/\/[#@] sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/;
-
 export function instrument(code: string, options: SwcInstrumentOptions = {}): SwcInstrumentResult {
   const { filename, sourceMap, inputSourceMap: given, ...policy } = options;
-  let inputSourceMap = given;
   // Code carrying its map inline: that map is chained, and the comment is replaced by the chained
   // map, as the one there no longer matches the code.
-  const inline = inputSourceMap === undefined ? INLINE_MAP.exec(code) : null;
-  if (inline) {
-    try {
-      inputSourceMap = JSON.parse(Buffer.from(inline[1], 'base64').toString('utf8'));
-    } catch {
-      // an unreadable map is left as it is
-    }
-  }
+  const inline = given === undefined ? inlineSourceMap(code) : null;
+  const inputSourceMap = given ?? inline ?? undefined;
   const program = programOf(code, filename ?? '<input>');
   const result = instrumentEstree({ code, program, filename, inputSourceMap, sourceMap }, policy);
-  let out = result.code;
-  if (inline && inputSourceMap !== undefined && result.changed && result.map) {
-    out = out.replace(INLINE_MAP, `//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(result.map)).toString('base64')}\n`);
-  }
+  const out = inline && result.changed && result.map ? withInlineSourceMap(result.code, result.map) : result.code;
   return { code: out, map: result.map, stats: result.stats, functions: result.functions, changed: result.changed, protocol: result.protocol };
 }
 

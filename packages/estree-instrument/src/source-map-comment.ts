@@ -1,7 +1,8 @@
 /**
  * A script's own source map, named by its trailing `sourceMappingURL` comment, and that comment
- * replaced: what `jsprof instrument` and the module hooks of `jsprof run` do so that the map an
- * instrumented file names leads back to its original sources (debuggers, `--enable-source-maps`).
+ * replaced: what `jsprof instrument`, the module hooks of `jsprof run` and the SWC front do so that
+ * the map an instrumented file names leads back to its original sources (debuggers,
+ * `--enable-source-maps`).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -36,19 +37,36 @@ export function relocateSources(map: any, fromDir: string, toDir: string, file: 
   return { ...map, file, sources };
 }
 
+/** The map a `data:` URL holds (base64 or percent-encoded JSON); throws where it holds no JSON. */
+function mapOfDataUrl(url: string): any {
+  const comma = url.indexOf(',');
+  const meta = url.slice(5, comma);
+  const data = url.slice(comma + 1);
+  return JSON.parse(meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data));
+}
+
+/** The URL the code's trailing sourceMappingURL comment names, or null. */
+function sourceMappingUrl(code: string): string | null {
+  const match = SOURCE_MAPPING_URL.exec(splitSourceMappingUrl(code).comment);
+  return match ? (match[1] ?? match[2]) : null;
+}
+
+/** The map the code carries inline (a `data:` URL in its trailing comment), or null when it has none or it cannot be read. */
+export function inlineSourceMap(code: string): any | null {
+  const url = sourceMappingUrl(code);
+  try {
+    return url?.startsWith('data:') ? mapOfDataUrl(url) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
 export function readSourceMap(code: string, file: string): { map: any; inline: boolean; dir: string } | null {
-  const match = SOURCE_MAPPING_URL.exec(splitSourceMappingUrl(code).comment);
-  if (!match) return null;
-  const url = match[1] ?? match[2];
+  const url = sourceMappingUrl(code);
+  if (!url) return null;
   try {
-    if (url.startsWith('data:')) {
-      const comma = url.indexOf(',');
-      const meta = url.slice(5, comma);
-      const data = url.slice(comma + 1);
-      const text = meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data);
-      return { map: JSON.parse(text), inline: true, dir: path.dirname(file) };
-    }
+    if (url.startsWith('data:')) return { map: mapOfDataUrl(url), inline: true, dir: path.dirname(file) };
     const mapFile = path.resolve(path.dirname(file), decodeURIComponent(url));
     return { map: JSON.parse(fs.readFileSync(mapFile, 'utf8')), inline: false, dir: path.dirname(mapFile) };
   } catch {
