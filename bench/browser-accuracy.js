@@ -8,8 +8,11 @@
  * caller of one that has) and in self share over all functions of the page's scripts (in points;
  * built-ins charged to their caller, as Chromium does). Native self time is folded first as jsprof promises to charge it: a
  * function without checks (its function table says which) counts in its nearest caller with checks.
+ * A second table compares every profile, native Chromium's included, with the engine's own clock:
+ * the share of the work each phase of the page took, timed by the page (TIMED), against the share of
+ * the samples whose stack has the phase.
  *
- *   node bench/browser-accuracy.js [--runs N] [--engines chromium,firefox,webkit]
+ *   node bench/browser-accuracy.js [--runs N] [--engines chromium,firefox,webkit] [--pages app,markdown,chart]
  *
  * Pages: the example app (fixtures/apps/browser-app) built by vite with the bundler plugin; marked
  * rendering a long document, bundled by esbuild with the plugin (node_modules instrumented, the
@@ -29,10 +32,30 @@ const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[proc
 const RUNS = Number(arg('--runs', 2));
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a whole number ≥ 1');
 const ENGINES = arg('--engines', 'chromium,firefox,webkit').split(',');
+const PAGES = arg('--pages', 'app,markdown,chart').split(',');
 const JSPROF = path.join(ROOT, 'packages/cli/bin/jsprof.js');
 const WORK_MS = 1500;
 const MIN_SHARE = 0.01;
 const GOALS = { inclusive: 0.1, self: 0.05 };
+
+/**
+ * Each page's work(ms) calls its phases (named functions of the page's inline script, one call into
+ * the page's code each) in turn until ms have passed, and returns the time each took by the page's own
+ * clock: each engine's truth, which native Chromium's profile is not (it gives samples in garbage
+ * collection no stack, and other engines run the same code at other speeds).
+ */
+const TIMED = `function timed(phases, ms) {
+  const spent = Object.fromEntries(phases.map((f) => [f.name, 0]));
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    for (const f of phases) {
+      const t = performance.now();
+      f();
+      spent[f.name] += performance.now() - t;
+    }
+  }
+  return spent;
+}`;
 
 const VARIANTS = [
   { id: 'native', label: 'native (run vs run)', engine: 'chromium', policy: true },
@@ -63,7 +86,8 @@ async function buildPages(dir) {
   node([path.join(ROOT, 'fixtures/apps/browser-app/build.mjs'), 'vite', path.join(dir, 'app')]);
   const appHtml = path.join(dir, 'app', 'index.html');
   const appPage = fs.readFileSync(appHtml, 'utf8').replace(/src="\/(?!\/)/g, 'src="/app/');
-  fs.writeFileSync(appHtml, appPage.replace('</body>', '<script type="module">window.work = (ms) => run(ms);</script></body>'));
+  const appWork = `${TIMED}\nlet n = 0;\nfunction primesHalf() { n += parts.countPrimes(20000); }\nfunction rowsHalf() { n += parts.renderRows(200); }\nwindow.work = (ms) => timed([primesHalf, rowsHalf], ms);`;
+  fs.writeFileSync(appHtml, appPage.replace('</body>', `<script type="module">${appWork}</script></body>`));
 
   // marked, bundled with the plugin.
   const { build } = require('esbuild');
@@ -73,7 +97,11 @@ async function buildPages(dir) {
   fs.mkdirSync(path.join(dir, 'markdown'), { recursive: true });
   await build({ entryPoints: [entry], outfile: path.join(dir, 'markdown', 'marked.js'), bundle: true, minify: true, sourcemap: true, format: 'iife', nodePaths: [path.join(ROOT, 'node_modules')], logLevel: 'error', plugins: [jsprof({ threshold: 10 })] });
   const doc = ['README.md', 'packages/cli/README.md'].map((f) => (fs.existsSync(path.join(ROOT, f)) ? fs.readFileSync(path.join(ROOT, f), 'utf8') : '')).join('\n\n');
-  page('markdown', ['marked.js'], `const DOC = ${JSON.stringify(doc)};\nwindow.work = (ms) => { const end = performance.now() + ms; let n = 0; while (performance.now() < end) n += marked.parse(DOC).length; return n; };`);
+  page(
+    'markdown',
+    ['marked.js'],
+    `${TIMED}\nconst DOC = ${JSON.stringify(doc).replace(/</g, '\\u003c')};\nlet tokens, n = 0;\nfunction lexPhase() { tokens = marked.lexer(DOC); }\nfunction parsePhase() { n += marked.parser(tokens).length; }\nwindow.work = (ms) => timed([lexPhase, parsePhase], ms);`,
+  );
 
   // Chart.js's prebuilt bundle through jsprof instrument.
   const real = ensureReal(['chart.js@4.6.1']);
@@ -84,17 +112,13 @@ async function buildPages(dir) {
   page(
     'chart',
     ['chart.umd.min.js'],
-    `const points = Array.from({ length: 400 }, (_, i) => ({ x: i, y: Math.sin(i / 9) * 50 + (i % 17) }));
-window.work = (ms) => {
-  const end = performance.now() + ms;
-  let charts = 0;
-  while (performance.now() < end) {
-    const c = new Chart(document.getElementById('chart'), { type: 'line', data: { datasets: [{ label: 'a', data: points }, { label: 'b', data: points.map((p) => ({ x: p.x, y: -p.y })) }] }, options: { animation: false, responsive: false, scales: { x: { type: 'linear' } } } });
-    c.destroy();
-    charts++;
-  }
-  return charts;
-};`,
+    `${TIMED}
+const points = Array.from({ length: 400 }, (_, i) => ({ x: i, y: Math.sin(i / 9) * 50 + (i % 17) }));
+let chart;
+function createPhase() { chart = new Chart(document.getElementById('chart'), { type: 'line', data: { datasets: [{ label: 'a', data: points }, { label: 'b', data: points.map((p) => ({ x: p.x, y: -p.y })) }] }, options: { animation: false, responsive: false, scales: { x: { type: 'linear' } } } }); }
+function updatePhase() { chart.data.datasets.reverse(); chart.update(); }
+function destroyPhase() { chart.destroy(); }
+window.work = (ms) => timed([createPhase, updatePhase, destroyPhase], ms);`,
   );
 }
 
@@ -158,6 +182,30 @@ function shares(trace, t0, t1, origin, withChecks) {
   return { busy, inclusive: asShares(inclusive), self: asShares(self), names };
 }
 
+/**
+ * Each phase's share of the work by the page's clock (`timers`), and by the profile (`sampled`): the
+ * samples of the work, with a stack or without, whose stack has the phase's function.
+ */
+function phaseShares({ trace, t0, t1, spent }) {
+  const counts = new Map(Object.keys(spent).map((name) => [name, 0]));
+  let all = 0;
+  for (const sample of trace.samples) {
+    if (sample.timestamp < t0 || sample.timestamp > t1) continue;
+    all++;
+    const seen = new Set();
+    for (let s = sample.stackId; s !== undefined; s = trace.stacks[s].parentId) {
+      const name = trace.frames[trace.stacks[s].frameId].name;
+      if (!counts.has(name) || seen.has(name)) continue;
+      seen.add(name);
+      counts.set(name, counts.get(name) + 1);
+    }
+  }
+  return {
+    timers: new Map(Object.entries(spent).map(([name, ms]) => [name, ms / (t1 - t0)])),
+    sampled: new Map([...counts].map(([name, n]) => [name, all ? n / all : 0])),
+  };
+}
+
 function average(list, kind) {
   const sum = new Map();
   for (const s of list) for (const [k, v] of s[kind]) sum.set(k, (sum.get(k) || 0) + v / list.length);
@@ -182,7 +230,7 @@ async function main() {
   await buildPages(dir);
   withChecks = functionsWithChecks(dir);
   const { server, origin } = await serve(dir);
-  const pages = ['app', 'markdown', 'chart'];
+  const pages = PAGES;
   const results = Object.fromEntries(pages.map((p) => [p, Object.fromEntries(VARIANTS.map((v) => [v.id, []]))]));
   try {
     for (const engine of new Set(VARIANTS.map((v) => v.engine))) {
@@ -200,12 +248,12 @@ async function main() {
                 const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100000 });
                 await new Promise((r) => setTimeout(r, 200));
                 const t0 = performance.now();
-                work(${WORK_MS});
+                const spent = work(${WORK_MS});
                 const t1 = performance.now();
-                return { trace: await profiler.stop(), t0, t1, mode: ${v.policy ? "'native'" : 'jsprof.samplerStats().mode'} };
+                return { trace: await profiler.stop(), t0, t1, spent, mode: ${v.policy ? "'native'" : 'jsprof.samplerStats().mode'} };
               })()`);
               await page.close();
-              results[pageName][v.id].push({ ...shares(run.trace, run.t0, run.t1, origin, v.policy ? withChecks : null), mode: run.mode });
+              results[pageName][v.id].push({ ...shares(run.trace, run.t0, run.t1, origin, v.policy ? withChecks : null), ...phaseShares(run), mode: run.mode });
             }
           }
           process.stderr.write(`  browser accuracy: ${engine} round ${round + 1}/${RUNS}\n`);
@@ -242,6 +290,23 @@ async function main() {
       const busy = runs.map((r) => r.busy).join('/');
       const selfText = self.name === undefined ? '' : `${self.name} ${(100 * self.ours).toFixed(1)}% vs ${(100 * self.native).toFixed(1)}%`;
       lines.push(`${pageName.padEnd(10)} ${(v.label ?? `jsprof ${v.id}`).padEnd(20).slice(0, 26)} ${busy.padStart(12)}  ${(100 * inclusive.gap).toFixed(1).padStart(5)} ${(100 * self.gap).toFixed(1).padStart(5)}  ${selfText}`);
+    }
+  }
+  lines.push(
+    '',
+    `Against each engine's own clock: each phase's share of the work timed by the page and sampled (samples whose stack has the phase, of all samples of the work), worst gap in points; native Chromium included.`,
+    '',
+    `${'page'.padEnd(10)} ${'profiler'.padEnd(20)} ${'gap'.padStart(5)}  worst phase: sampled vs timed`,
+  );
+  for (const pageName of pages) {
+    for (const v of VARIANTS) {
+      const runs = results[pageName][v.id];
+      const timed = average(runs, 'timers');
+      const sampled = average(runs, 'sampled');
+      const worst = worstGap(timed, sampled, new Map());
+      out[pageName][v.id].phases = { ...worst, timed: Object.fromEntries(timed), sampled: Object.fromEntries(sampled) };
+      const detail = worst.key === '-' ? '' : `${worst.key} ${(100 * worst.ours).toFixed(1)}% vs ${(100 * worst.native).toFixed(1)}%`;
+      lines.push(`${pageName.padEnd(10)} ${(v.id === 'native' ? 'native' : `jsprof ${v.id}`).padEnd(20)} ${(100 * worst.gap).toFixed(1).padStart(5)}  ${detail}`);
     }
   }
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -81,6 +81,16 @@ const FEW_CHECKS = 8;
  */
 const LAST_STEP_READS = 64;
 /**
+ * ...but at most one every this many ms, at the rate of checks learnt: a read costs about a
+ * microsecond (the trap, the clock, the arming), and in Chromium's 100 µs step 64 reads came every
+ * 1.6 µs, fewer than FEW_CHECKS checks apart, so that every check of code dense with checks (ten a
+ * microsecond) read the clock there. That code then ran several times slower in the last step before
+ * each tick, and the tick fell due in it out of proportion to its time: the example app's
+ * countPrimes, 68% of the time by the page's own clock, got 45–66% of the samples (24 runs, 58% on
+ * average); with this bound, 63–75% (8 runs, 67%). Checks sparser than this still read at every check.
+ */
+const LAST_STEP_READ_GAP = 0.01;
+/**
  * ...and the exits of functions with loops whose exits are fewest read it at every exit, up to this
  * many reads a millisecond in all: a tick falling due in the loop of a function called over and
  * over from a one-line arrow is then taken at its exit, not at the arrow's next check (issue 24's
@@ -618,7 +628,7 @@ export class Engine {
       // probe with twice as many checks as last time, so one quick check cannot arm for millions.
       // With a coarse clock, the tick may fall due anywhere in its last step: read the clock often there.
       const lastStep = !ticker && due - now < 1.5 * this.#clockStep && this.#clockStep > FINAL_STRETCH; // readings are not exact multiples
-      const span = lastStep ? this.#clockStep / LAST_STEP_READS : (due - now) * (ticker ? BACKUP : UNDERSHOOT);
+      const span = lastStep ? max(this.#clockStep / LAST_STEP_READS, LAST_STEP_READ_GAP) : (due - now) * (ticker ? BACKUP : UNDERSHOOT);
       count = this.#rate > 0 ? floor(this.#rate * span) : max(1, checks * 2);
       if (lastStep) this.#readEveryExitBeforeTick(this.#clockStep, Infinity);
       // A function with loops that runs for long, whose exits read the clock every other call,
