@@ -81,3 +81,6 @@ export function runInterval(sampleInterval: number): number {
 export function instrumentingFile(traceFile: string): string {
   return `${traceFile}.instrumenting.json`;
 }
+
+/** In `jsprof run`'s scratch directory: the signal jsprof got (or passed on), for a program too busy for its listener. */
+export const SIGNAL_FILE = 'signal';

@@ -5,8 +5,9 @@
  */
 import * as fs from 'node:fs';
 import { progress } from './register';
-import { Profiler, setBaseInterval } from '@jsprof/runtime/node';
-import { RunSettings, instrumentingFile, settingsOrExit, runBaseInterval } from './options';
+import * as path from 'node:path';
+import { Profiler, afterEachSample, setBaseInterval } from '@jsprof/runtime/node';
+import { RunSettings, SIGNAL_FILE, instrumentingFile, settingsOrExit, runBaseInterval } from './options';
 
 const settings = settingsOrExit();
 if (settings.out && process.ppid === settings.jsprofPid) profileThisProcess(settings as ProfiledRun);
@@ -31,26 +32,47 @@ function profileThisProcess(settings: ProfiledRun): void {
     }
   }
 
+  // What the code below needs is taken before the program can replace it (fake timers, mocked files).
+  const { readFileSync, rmSync } = fs;
+  const kill = process.kill.bind(process);
+
   process.on('exit', writeTrace);
   // A signal the program does not handle ends it: the trace is written first, and the signal raised
   // again so that it ends as it would have. One the program handles is the program's business: the
   // trace is written when it exits.
+  const listeners = new Map<NodeJS.Signals, () => void>();
+  function endBy(signal: NodeJS.Signals) {
+    const listener = listeners.get(signal);
+    if (!listener || process.listenerCount(signal) > 1) return;
+    process.off(signal, listener);
+    writeTrace();
+    kill(process.pid, signal);
+  }
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = () => {
-      if (process.listenerCount(signal) > 1) return;
-      process.off(signal, onSignal);
-      writeTrace();
-      process.kill(process.pid, signal);
-    };
-    process.on(signal, onSignal);
+    listeners.set(signal, () => endBy(signal));
+    process.on(signal, listeners.get(signal)!);
+  }
+  // A listener runs only when the event loop turns, and a busy program's does not: jsprof, which gets
+  // the signal too (or passes it on), names it in a file that is looked for between samples.
+  if (settings.scratch) {
+    const signalFile = path.join(settings.scratch, SIGNAL_FILE);
+    let samples = 0;
+    afterEachSample(() => {
+      if (++samples % 10 !== 0) return;
+      let signal: string;
+      try {
+        signal = readFileSync(signalFile, 'latin1');
+        rmSync(signalFile, { force: true });
+      } catch {
+        return;
+      }
+      if (listeners.has(signal as NodeJS.Signals)) endBy(signal as NodeJS.Signals);
+    });
   }
 
   // jsprof ended first, without passing a signal on (SIGKILL, out of memory): the program is asked to
-  // end (SIGTERM, when its event loop next turns), and nothing of jsprof's is left behind. What this
-  // needs is taken before the program can replace it (fake timers, mocked files).
+  // end (SIGTERM, when its event loop next turns), and nothing of jsprof's is left behind.
   const { jsprofPid } = settings;
-  const { readFileSync, rmSync } = fs;
-  const kill = process.kill.bind(process);
   const stopWatching = clearInterval;
   function jsprofEnded(): boolean {
     try {

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RunSettings, SETTINGS_ENV, instrumentingFile, runInterval } from './options';
+import { RunSettings, SETTINGS_ENV, SIGNAL_FILE, instrumentingFile, runInterval } from './options';
 import { formatReport, printable } from '@jsprof/trace-tools';
 import { refusedForTrace, refusedOutput, writeAtomic } from './files';
 
@@ -122,11 +122,22 @@ function runChild(scriptPath: string, args: string[], settings: RunSettings): Pr
   });
   const forwarded: NodeJS.Signals[] = atTerminal ? ['SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
   const ignored: NodeJS.Signals[] = atTerminal ? ['SIGINT', 'SIGHUP'] : [];
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  // The program's listener runs only when its event loop turns: the signal is also named in a file
+  // that it looks for between samples (profile-run), so that a busy program ends as under node.
+  const note = (signal: NodeJS.Signals) => {
+    try {
+      if (settings.scratch) fs.writeFileSync(path.join(settings.scratch, SIGNAL_FILE), signal);
+    } catch {
+      // the program has ended, or its scratch directory went
+    }
+  };
+  const forward = (signal: NodeJS.Signals) => {
+    note(signal);
+    child.kill(signal);
+  };
   for (const signal of forwarded) process.on(signal, forward);
   // At a terminal, jsprof outlives what the terminal sends if the program handles it, to write its report.
-  const ignore = () => {};
-  for (const signal of ignored) process.on(signal, ignore);
+  for (const signal of ignored) process.on(signal, note);
   return new Promise<number>((resolve) => {
     child.on('exit', (status, signal) => resolve(status ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1)));
     child.on('error', (error) => {
@@ -135,6 +146,6 @@ function runChild(scriptPath: string, args: string[], settings: RunSettings): Pr
     });
   }).finally(() => {
     for (const signal of forwarded) process.off(signal, forward);
-    for (const signal of ignored) process.off(signal, ignore);
+    for (const signal of ignored) process.off(signal, note);
   });
 }

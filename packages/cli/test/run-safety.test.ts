@@ -160,6 +160,20 @@ ${BUSY}`, out);
     expect(JSON.parse(fs.readFileSync(out, 'utf8')).samples.length).toBeGreaterThan(0);
   });
 
+  test('a signal ends a program busy in its own code, whose event loop never turns to run a listener', async () => {
+    const out = path.join(tempDir(), 'trace.json');
+    const run = start(`function spin() { let x = 0; for (let i = 0; i < 1e6; i++) x += i % 3; return x; }
+console.log('ready');
+for (const end = Date.now() + 30000; Date.now() < end; ) spin();
+console.log('done');
+`, out);
+    await run.ready;
+    run.child.kill('SIGINT');
+    expect((await run.exited).status).toBe(128 + 2);
+    expect(run.stdout()).not.toContain('done'); // it would print it after 30 s
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).samples.length).toBeGreaterThan(0);
+  });
+
   test('at a terminal, a hangup sent to the whole process group runs the program\'s handler once', async () => {
     // `script` gives jsprof a terminal; the program prints its process group, which jsprof's shares there.
     const dir = tempDir();

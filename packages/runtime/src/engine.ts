@@ -203,6 +203,8 @@ export class Engine {
   resolver: FrameResolver = defaultResolver;
   /** Loads what the resolver needs for these frames before a trace is built (see stopAsync). */
   prepareFrames?: (frames: RawFrame[]) => Promise<void>;
+  /** Called on the program's thread after each sample a check took, even while its event loop cannot turn (see afterEachSample). */
+  afterSample: (() => void) | null = null;
   /** Samples recorded and ticks that fell due, for the benchmark's "taken vs due". */
   readonly stats = { ticks: 0, withStack: 0 };
 
@@ -413,12 +415,21 @@ export class Engine {
       }
       if (due) this.#record(now, this.#capture(this.#trap, kind === ENTRY_CHECK ? 1 : 0), kind === ENTRY_CHECK);
       if (this.#sessions.size) this.#arm(now);
+      if (due && this.afterSample) this.#callAfterSample(this.afterSample);
     } catch {
       this.#disarm();
     } finally {
       this.#busy--;
     }
   };
+
+  #callAfterSample(callback: () => void) {
+    try {
+      callback();
+    } catch {
+      // a tool's callback never disarms sampling nor reaches the program
+    }
+  }
 
   /** The stack below `below` in the store (less `unstarted` innermost frames, captureStack); -1, recorded without a stack, if it cannot be had. */
   #capture(below: Function, unstarted = 0): number {

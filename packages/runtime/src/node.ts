@@ -50,6 +50,16 @@ export function setBaseInterval(ms: number): boolean {
   return getEngine().setBaseInterval(ms);
 }
 
+/**
+ * Calls `callback` on the program's thread after each sample a check takes, while the program runs
+ * its own code (also while its event loop cannot turn, when a signal's listener cannot run): for a
+ * tool that must act then, as `jsprof run` does on a signal. Sampling pauses while it runs; what it
+ * throws is ignored. `null` removes it.
+ */
+export function afterEachSample(callback: (() => void) | null): void {
+  getEngine().afterSample = callback;
+}
+
 if (process.env.JSPROF_SAMPLER !== 'count-down') useSamplerThread(true);
 
 /**
