@@ -29,6 +29,20 @@ export interface ModuleMeta {
   functions: FunctionRecord[];
   /** Source map from the instrumented code back to the file as loaded (absent if nothing changed). */
   map: any | null;
+  /**
+   * The source as loaded where it is not the file's text: the JavaScript a loader (tsx, ts-node) made
+   * of a TypeScript file, in whose coordinates `functions` are.
+   */
+  loaded?: string;
+}
+
+/** Whether `source` is the text of the file `filename` (not what a loader made of it). */
+function isFileText(source: string, filename: string): boolean {
+  try {
+    return fs.statSync(filename).size === Buffer.byteLength(source) && fs.readFileSync(filename, 'utf8') === source;
+  } catch {
+    return true; // no such file to tell it from: frames are placed as the code ran
+  }
 }
 
 /** The bundle build-instrumenter.js makes of instrumenter.ts: one file that requires no package. */
@@ -82,7 +96,7 @@ export function instrumentModule(
     return null;
   }
   if (!result) return null;
-  const meta: ModuleMeta = { functions: result.functions, map: result.map };
+  const meta: ModuleMeta = { functions: result.functions, map: result.map, ...(isFileText(source, filename) ? {} : { loaded: source }) };
   const metaFile = writeEntry(CACHE_DIR, key, result.code, JSON.stringify(meta));
   return { code: result.code, metaFile, meta: metaFile ? null : meta };
 }

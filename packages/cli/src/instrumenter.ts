@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { JsSyntaxError, TooDeeplyNestedError, chainSourceMaps, instrument, parseJs, readSourceMap, relocateSources, withInlineSourceMap } from '@jsprof/estree-instrument';
 import { FunctionRecord, LIST_ONLY_OPTIONS, PlacementOptions } from '@jsprof/policy';
 
-export { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+export { TraceMap, originalPositionFor, traceSegment } from '@jridgewell/trace-mapping';
 
 /** How Node loads a file: as an ES module, or as CommonJS (a script in a function). */
 export type ModuleFormat = 'module' | 'commonjs';
@@ -61,6 +61,11 @@ function withOwnSourceMap(out: string, map: any | null, code: string, filename: 
   } catch {
     return out;
   }
+}
+
+/** The source map a file's code names, or null (none, or one that cannot be read). */
+export function ownSourceMap(code: string, filename: string): any | null {
+  return readSourceMap(code, filename)?.map ?? null;
 }
 
 /** Lists the functions of a file that was not instrumented. */

@@ -16,6 +16,8 @@ interface Source {
   functions: FunctionRecord[];
   lines: LineIndex;
   map: TraceMap | null;
+  /** Where a loader made the code that ran of the file (tsx): the map the code names, to the file. */
+  loaderMap: TraceMap | null;
 }
 
 /** Where each loaded module's metadata is: in memory, or in the instrumentation cache. */
@@ -40,11 +42,13 @@ function load(url: string): Source | null {
       const original = fs.readFileSync(file, 'utf8');
       const entry = registered.get(url);
       const meta: ModuleMeta | undefined = entry?.meta ?? (entry?.metaFile ? JSON.parse(fs.readFileSync(entry.metaFile, 'utf8')) : undefined);
-      const { TraceMap, listFunctions } = loadInstrumenter();
+      const { TraceMap, listFunctions, ownSourceMap } = loadInstrumenter();
+      const loaderMap = meta?.loaded === undefined ? null : ownSourceMap(meta.loaded, file);
       source = {
         functions: meta ? meta.functions : listFunctions(original, file),
-        lines: new LineIndex(original),
+        lines: new LineIndex(meta?.loaded ?? original),
         map: meta?.map ? new TraceMap(meta.map) : null,
+        loaderMap: loaderMap && new TraceMap(loaderMap),
       };
     }
   } catch {
@@ -72,5 +76,17 @@ export function resolveFrame(frame: RawFrame): NamedFrame | null {
   let fn = start >= 0 ? functionByHead(source.functions, start) : undefined;
   if (!fn && start >= 0 && !(frame.line === 1 && frame.column === 1 && frame.name === '')) fn = functionAt(source.functions, start);
   if (!fn) return { name: '', url, line: 1, column: 1 };
-  return { name: fn.name, url, line: fn.line, column: fn.column, instrumented: fn.instrumented };
+  const { line, column } = inFile(source, fn);
+  return { name: fn.name, url, line, column, instrumented: fn.instrumented };
+}
+
+/**
+ * Where a function starts in the file, where a loader made the code that ran of it. Its map may
+ * place the function's name, not the parenthesis V8 starts it at: the text between is the same.
+ */
+function inFile(source: Source, fn: FunctionRecord): { line: number; column: number } {
+  if (!source.loaderMap) return fn;
+  const segment = loadInstrumenter().traceSegment(source.loaderMap, fn.line - 1, fn.column - 1);
+  if (!segment || segment.length < 4) return fn;
+  return { line: segment[2]! + 1, column: segment[3]! + (fn.column - 1 - segment[0]) + 1 };
 }

@@ -270,6 +270,35 @@ if (process.argv[2] === 'child') {
     expect(busyShare(typed)).toBeGreaterThan(0.8);
   });
 
+  test('TypeScript a loader compiles as tsx does (esbuild, an inline source map): each function named and placed in the .ts file', () => {
+    const dir = tempDir();
+    fs.writeFileSync(
+      path.join(dir, 'work.ts'),
+      `interface Point { x: number; y: number }
+type Pair = [Point, Point];
+function spinA(ms: number): number { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1); return x; }
+function spinB(ms: number): number { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 2); return x; }
+module.exports = (ms: number): number => spinA(ms) + spinB(ms);
+`,
+    );
+    fs.writeFileSync(
+      path.join(dir, 'main.js'),
+      `const { transformSync } = require(${JSON.stringify(require.resolve('esbuild'))});
+require.extensions['.ts'] = (module, file) => module._compile(transformSync(require('fs').readFileSync(file, 'utf8'), { loader: 'ts', format: 'cjs', sourcemap: 'inline', sourcefile: file }).code, file);
+console.log(require('./work.ts')(300) > 0);
+`,
+    );
+    const out = path.join(dir, 'trace.json');
+    expect(jsprof(['run', '-q', '--out', out, path.join(dir, 'main.js')]).stdout).toBe('true\n');
+    const work = pathToFileURL(path.join(dir, 'work.ts')).href;
+    const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+    const functions = summary.functions.filter((f) => f.resource === work);
+    expect(functions.find((f) => f.name === 'spinA')).toMatchObject({ line: 3, column: 15 });
+    expect(functions.find((f) => f.name === 'spinB')).toMatchObject({ line: 4, column: 15 });
+    // each half of the time, with a wide margin
+    for (const name of ['spinA', 'spinB']) expect(functions.find((f) => f.name === name)!.self / summary.busy).toBeGreaterThan(0.3);
+  });
+
   test("the program sees what node would give it: its argv0, and no new enumerable globals (a test runner's leak check)", () => {
     const dir = tempDir();
     const script = path.join(dir, 'env.js');
