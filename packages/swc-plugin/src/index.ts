@@ -62,23 +62,18 @@ export function instrument(code: string, options: SwcInstrumentOptions = {}): Sw
 /**
  * The ESTree program of `code`, from SWC's parser; where SWC refuses what acorn reads (SWC 1.16
  * knows no Unicode 17 identifier: test262), from acorn's, so that no file a browser runs is refused.
+ * Where both refuse it, acorn's error says where: SWC's names the line its code frame starts at.
  */
 function programOf(code: string, filename: string): any {
-  let swcError: unknown;
   try {
     return toEstree(parse(code, filename), code, filename);
   } catch (error) {
     if (!(error instanceof SyntaxError) || error instanceof TooDeeplyNestedError) throw error;
-    swcError = error;
   }
-  try {
-    return parseJs(code, filename);
-  } catch {
-    throw swcError;
-  }
+  return parseJs(code, filename);
 }
 
-/** SWC's AST of `code`; syntax errors, and code nested too deeply to parse safely (see nesting.ts), as JsSyntaxErrors. */
+/** SWC's AST of `code`; a SyntaxError where SWC refuses it, a TooDeeplyNestedError where it would crash (see nesting.ts). */
 function parse(code: string, filename: string): any {
   const deep = tooDeepAt(code);
   if (deep >= 0) {
@@ -87,17 +82,9 @@ function parse(code: string, filename: string): any {
   }
   try {
     return parseSync(code, PARSER_OPTIONS as any);
-  } catch (error) {
-    throw syntaxError(error, filename);
+  } catch {
+    throw new SyntaxError(`${filename}: SWC's parser refused it`); // acorn's error, if it refuses it too, says where
   }
 }
 
-/** SWC's report (a code frame, then a native backtrace) as one line: `file:line:col: message`. */
-function syntaxError(error: unknown, filename: string): SyntaxError {
-  const text = String((error as Error)?.message ?? error);
-  const message = /^\s*x\s+(.+)$/m.exec(text)?.[1]?.trim() ?? text.split('\n')[0];
-  const at = /,-\[(\d+):(\d+)\]/.exec(text);
-  return at ? new JsSyntaxError(filename, Number(at[1]), Number(at[2]), message) : new SyntaxError(`${filename}: ${message}`);
-}
-
-export { toEstree };
+export { toEstree, JsSyntaxError };

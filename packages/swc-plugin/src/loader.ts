@@ -29,6 +29,12 @@ export default function jsprofLoader(this: LoaderContext, source: string, inputM
     if (warning) this.emitWarning?.(new Error(`jsprof: ${warning}`));
     this.callback(null, result.code, result.map ?? inputMap);
   } catch (error) {
-    this.callback(error as Error);
+    this.callback(/\.(ts|tsx|jsx|mts|cts)$/.test(this.resourcePath) && error instanceof SyntaxError ? withLoaderOrderHint(error) : (error as Error));
   }
+}
+
+/** A syntax error in a file webpack had not yet compiled: jsprof's loader came after swc-loader in `use`. */
+function withLoaderOrderHint(error: SyntaxError): SyntaxError {
+  error.message += " (jsprof instruments JavaScript: list '@jsprof/swc-plugin/loader' before 'swc-loader' in `use`, as webpack runs loaders last to first)";
+  return error;
 }

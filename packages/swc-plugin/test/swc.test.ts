@@ -10,7 +10,7 @@ import * as vm from 'node:vm';
 import { transformSync } from '@swc/core';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { instrument as instrumentEstree } from '@jsprof/estree-instrument';
-import { instrument } from '../src';
+import { JsSyntaxError, instrument } from '../src';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
 
@@ -125,7 +125,14 @@ describe('the webpack loader', () => {
 
   test('bad options and syntax errors reach webpack as errors, not throws', async () => {
     expect((await call('f()', null, { threshold: -1 })).error?.message).toMatch(/threshold/);
-    expect((await call('var a = 1;\nfunction (', null, {})).error?.message).toBe('/app/src/greeter.js:2:1: Expected ident');
+    expect((await call('var a = 1;\nfunction (', null, {})).error?.message).toBe('/app/src/greeter.js:2:10: Unexpected token');
+  });
+
+  test('TypeScript that reaches it before swc-loader: the error says to list it before swc-loader in `use`', async () => {
+    const error = await new Promise<Error | null>((resolve) =>
+      loader.call({ resourcePath: '/app/src/util.ts', getOptions: () => ({}), callback: (e: Error | null) => resolve(e) }, 'const size: number = 1;\n', null),
+    );
+    expect(error?.message).toMatch(/^\/app\/src\/util\.ts:1:11: .*list '@jsprof\/swc-plugin\/loader' before 'swc-loader'/);
   });
 });
 
@@ -135,4 +142,16 @@ test('code SWC refuses but acorn reads (a Unicode 17 identifier, test262) is ins
   expect(out.changed).toBe(true);
   expect(vm.runInNewContext(out.code)).toBe(1);
   expect(() => instrument('var x = ;', { filename: 'bad.js' })).toThrow(/^bad\.js/);
+});
+
+test('a syntax error names its line and column (not those of the code frame SWC prints), on the first line too', () => {
+  const at = (code: string) => {
+    try {
+      instrument(code, { filename: 'bad.js' });
+    } catch (error) {
+      return [error instanceof JsSyntaxError, (error as Error).message];
+    }
+  };
+  expect(at('const x = 1;\nfunction g() {\n  return x +;\n}\n')).toEqual([true, 'bad.js:3:13: Unexpected token']);
+  expect(at('function f( {')).toEqual([true, 'bad.js:1:14: Unexpected token']);
 });
