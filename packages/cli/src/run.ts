@@ -20,7 +20,9 @@ export interface RunOptions extends Required<Pick<RunSettings, 'sampleInterval' 
 export async function run(script: string, args: string[], options: RunOptions): Promise<number> {
   let scriptPath = path.resolve(script);
   if (!fs.existsSync(scriptPath)) {
-    process.stderr.write(`jsprof: no such file: ${printable(script)}\n`);
+    const command = !script.includes('/') && !script.includes(path.sep) && onPath(script);
+    const hint = command ? ` (to run the command ${script}: jsprof run ${command})` : '';
+    process.stderr.write(`jsprof: no such file: ${printable(script)}${printable(hint)}\n`);
     return 1;
   }
   if (fs.statSync(scriptPath).isDirectory()) {
@@ -75,7 +77,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
       return code || 1;
     }
     if (!options.quiet) {
-      process.stderr.write(`\njsprof: trace written to ${printable(path.relative(process.cwd(), out) || out)}\n`);
+      process.stderr.write(`\njsprof: trace written to ${printable(shown(out))}\n`);
       const instrumenting = readInstrumenting(traceFile);
       if (instrumenting.modules > 0) {
         const time = instrumenting.ms < 1000 ? `${Math.round(instrumenting.ms)} ms` : `${(instrumenting.ms / 1000).toFixed(1)} s`;
@@ -85,12 +87,38 @@ export async function run(script: string, args: string[], options: RunOptions): 
       if (trace.samples?.length > 0 && trace.samples.every((s: { stackId?: number }) => s.stackId === undefined)) {
         process.stderr.write('jsprof: no sample found JavaScript running in the program\'s main thread (it waited the whole run, or its work was in worker threads or child processes, which are not profiled)\n');
       }
-      process.stderr.write(`${SELF_TIME_NOTE}\n`);
+      if (trace.samples?.some((s: { stackId?: number }) => s.stackId !== undefined)) process.stderr.write(`${SELF_TIME_NOTE}\n`);
     }
     return code;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** A path as the user would write it: relative where it is under the working directory. */
+function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+/** Where the Node command `name` is on PATH (a file whose `#!` line runs node), or null. */
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    try {
+      const file = fs.realpathSync(path.join(dir, name));
+      const head = Buffer.alloc(200);
+      const fd = fs.openSync(file, 'r');
+      try {
+        fs.readSync(fd, head, 0, head.length, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (/^#!.*\bnode\b/.test(head.toString('latin1'))) return file;
+    } catch {
+      // not there
+    }
+  }
+  return null;
 }
 
 /** What the program said of its instrumenting, or none. */

@@ -438,6 +438,24 @@ describe('command line', () => {
     expect(r.stderr.trim()).toBe('jsprof: no such file: no/such/file.js');
   });
 
+  test('a Node command on PATH named as a script (`jsprof run tsc`): the error says how to run it', () => {
+    const bin = tempDir();
+    fs.writeFileSync(path.join(bin, 'greet'), "#!/usr/bin/env node\nconsole.log('hi');\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'native'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}` };
+    const dir = tempDir();
+    expect(jsprof(['run', 'greet'], { env, cwd: dir }).stderr.trim()).toBe(`jsprof: no such file: greet (to run the command greet: jsprof run ${fs.realpathSync(path.join(bin, 'greet'))})`);
+    expect(jsprof(['run', 'native'], { env, cwd: dir }).stderr.trim()).toBe('jsprof: no such file: native');
+  });
+
+  test('the trace\'s path as a user would write it; no self-time note under a report without a function', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'idle.js'), 'setTimeout(() => {}, 50);\n');
+    const run = jsprof(['run', '-o', '/dev/null', path.join(dir, 'idle.js')], { cwd: dir });
+    expect(run.stderr).toContain('jsprof: trace written to /dev/null\n');
+    expect(run.stderr).not.toContain('self includes');
+  });
+
   test('a bad number is a clear error, not a stack trace', () => {
     const r = jsprof(['run', '--threshold', 'ten', path.join(FIXTURES, 'phases.js')]);
     expect(r.status).not.toBe(0);
