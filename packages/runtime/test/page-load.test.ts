@@ -144,6 +144,17 @@ test('a picked page load left before its duration is up sends its trace as it go
   expect(sent.trace.samples.length).toBeGreaterThan(5);
 });
 
+test('what the page sets on jsprofPageLoad.meta before the trace is sent travels with it: a route template as `page`, labels known only at run time', async () => {
+  const { page } = await open('/long?jsprof-sample=1');
+  await page.evaluate('busy(50)');
+  await page.evaluate("jsprofPageLoad.meta = { ...jsprofPageLoad.meta, page: '/product/:id', plan: 'pro' }");
+  await page.goto('about:blank');
+  await until(() => bodies.length > 0, 3000);
+  await page.close();
+  expect(bodies.length).toBe(1);
+  expect(JSON.parse(bodies[0].toString('utf8')).meta).toEqual({ page: '/product/:id', plan: 'pro' });
+});
+
 test("under a nonce-based CSP with 'strict-dynamic', the snippet passes its nonce on to the scripts it writes", async () => {
   const { page, problems } = await open('/nonce?jsprof-sample=1');
   expect(await page.evaluate('self.ran')).toEqual([
