@@ -52,6 +52,26 @@ function stableFile(source: string, maps: ReleaseMaps | null): string {
   }
 }
 
+/**
+ * A script's URL as it identifies code across releases: without its query and fragment, and with the
+ * content hashes bundlers put in file names (`index-DouNa2mD.js`, `main.3b2f9c1d8e.js`) as `[hash]`.
+ * Code of a script that no source map covers (vite's module preload polyfill, webpack's runtime,
+ * a script served without its map) is then one function in every release, not a new one each time
+ * that a release diff shows as changed.
+ */
+export function stableScriptUrl(url: string): string {
+  if (!/^https?:/.test(url)) return url;
+  const bare = url.replace(/[?#].*$/, '');
+  const slash = bare.lastIndexOf('/') + 1;
+  const [first, ...rest] = bare.slice(slash).split(/(?=[.-])/);
+  return bare.slice(0, slash) + first + rest.map((part) => (isContentHash(part.slice(1)) ? `${part[0]}[hash]` : part)).join('');
+}
+
+/** A file name's part that is a content hash: long, and with digits or both cases (not a word, nor a capitalized one). */
+function isContentHash(part: string): boolean {
+  return part.length >= 6 && /^[A-Za-z0-9_]+$/.test(part) && (/\d/.test(part) || (/[a-z]/.test(part) && /[A-Z]/.test(part) && !/^[A-Z][a-z]+$/.test(part)));
+}
+
 /** Most functions, and most stacks, whose ids are kept between traces. */
 const MAX_CACHED = 500_000;
 
@@ -109,7 +129,7 @@ export class Identities {
     const trace = symbolicated ? symbolicated.trace : raw;
     const frameFunctions = trace.frames.map((frame) => {
       const url = frame.resourceId === undefined ? '' : trace.resources[frame.resourceId];
-      return this.functionOf(symbolicated ? stableFile(url, maps) : url, frame.name);
+      return this.functionOf(symbolicated ? stableFile(stableScriptUrl(url), maps) : stableScriptUrl(url), frame.name);
     });
     // Stacks list parents first, so a stack's parent is known when it is reached.
     const stacks: KnownStack[] = [];

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { SourceMaps } from '@jsprof/trace-tools';
 import { functionId } from '../src/hash';
-import { Identities } from '../src/identity';
+import { Identities, stableScriptUrl } from '../src/identity';
 import { ingestFiles, reingest } from '../src/ingest';
 import { checkMapsUrl } from '../src/fetched-maps';
 import { topFunctions } from '../src/queries';
@@ -32,6 +32,17 @@ test('the releases really differ: other URLs, other lines', () => {
   const [a, b] = traces.map((t) => t.built);
   expect(a.url).not.toBe(b.url);
   expect(a.render).not.toEqual(b.render);
+});
+
+test("code no map covers, in a script whose name has the build's content hash, is one function in every release", () => {
+  const traceIn = (url: string) => ({ resources: [url], frames: [{ name: '', resourceId: 0, line: 1, column: 1 }], stacks: [{ frameId: 0 }], samples: [{ timestamp: 0, stackId: 0 }] });
+  const identities = new Identities();
+  const [a, b] = ['http://site/assets/index-DouNa2mD.js', 'http://site/assets/index-Bx7kaqPZ.js?v=2'].map((url) => identities.identify(traceIn(url), null).frameFunctions[0]);
+  expect(a).toEqual(b);
+  expect(a.file).toBe('http://site/assets/index-[hash].js');
+  expect(stableScriptUrl('http://site/main.3b2f9c1d8e4f.js')).toBe('http://site/main.[hash].js');
+  // not hashes: a release in the name, words
+  for (const url of ['http://site/app-2026.11.1.js', 'http://site/vendor-charts.js', 'http://site/page-Settings.js', 'http://site/lib.min.js']) expect(stableScriptUrl(url)).toBe(url);
 });
 
 test('the same function from two releases is one row after ingest', async () => {
