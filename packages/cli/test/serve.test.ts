@@ -5,6 +5,8 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { DuckDBStore } from '@jsprof/store';
 import { BIN, ROOT, jsprof, tempDir } from './helpers';
@@ -81,6 +83,43 @@ test('a collector killed with SIGTERM mid-load loses no accepted trace', async (
   const written = fs.readdirSync(files).map((f) => JSON.parse(fs.readFileSync(path.join(files, f), 'utf8')).meta.id);
   expect(accepted.filter((id) => !written.includes(id))).toEqual([]);
 }, 120_000);
+
+/** A fake ClickHouse server: every statement succeeds with no rows, or fails with 500 while `failing`. */
+async function fakeClickHouse() {
+  const state = { failing: false };
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => (state.failing ? res.writeHead(500).end('Code: 999. DB::Exception: fake failure') : res.writeHead(200).end('')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+test('a second Ctrl-C while the collector waits for a store that is down saves the accepted traces at once', async () => {
+  const clickhouse = await fakeClickHouse();
+  const spill = path.join(tempDir('jsprof-serve-spill-'), 'unwritten');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', clickhouse.url, '--spill-dir', spill, '--no-rate-limit'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr = { text: '' };
+  const exited = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+  try {
+    const url = await listening(child, stderr);
+    clickhouse.state.failing = true;
+    for (let id = 0; id < 20; id++) expect((await fetch(url, { method: 'POST', body: body(id) })).status).toBe(204);
+    child.kill('SIGINT');
+    for (let i = 0; i < 100 && !/stopping/.test(stderr.text); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stderr.text).toMatch(/\njsprof: stopping: 20 traces waiting for the store; trying it for up to 10 s, then saving them in .*unwritten \(Ctrl-C again saves them now\)\n/);
+    const second = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toEqual([0, null]);
+    expect(Date.now() - second).toBeLessThan(5000);
+  } finally {
+    child.kill('SIGKILL');
+    await clickhouse.close();
+  }
+  expect(stderr.text).toMatch(/jsprof: 20 accepted traces could not be written to the store; saved in .*unwritten/);
+  const saved = fs.readdirSync(spill).map((f) => JSON.parse(fs.readFileSync(path.join(spill, f), 'utf8')).meta.id);
+  expect(saved.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+}, 60_000);
 
 test('serve says where traces should go when told nowhere, and which options do nothing: bad usage', () => {
   const run = jsprof(['serve', '--port', '0']);

@@ -1,13 +1,14 @@
 /**
  * `jsprof serve`: a collector for `sendTrace`, writing trace files and/or into a store, with a
- * status line on stderr; stops cleanly on SIGTERM or SIGINT (every accepted trace written).
+ * status line on stderr; stops cleanly on SIGTERM or SIGINT (every accepted trace written or, on a
+ * second signal or when the store stays down, saved as files).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
 import { DEFAULT_BATCH, Store, openStore } from '@jsprof/store';
 import { startCollector } from '../collector';
 import { UsageError } from '../files';
-import { DEFAULT_BODY_LIMITS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
+import { DEFAULT_BODY_LIMITS, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
 import { wholeNumber } from './arguments';
 import { STORE_HELP } from './ingest';
 import { SOURCE_MAPS_HELP } from './symbolicate';
@@ -18,7 +19,8 @@ Run it behind a TLS proxy (nginx, Caddy…) with --trust-proxy for a public coll
 are bounded before and after gunzip; each client (address) is rate limited. With --store, accepted
 traces are written in batches; while the store cannot be reached they wait (up to --max-buffered,
 then clients get 503 and may retry); on SIGTERM or SIGINT everything accepted is written, or saved as
-files in --dir or --spill-dir for \`jsprof ingest\`.
+files in --dir or --spill-dir for \`jsprof ingest\` when the store is still down 10 s later or a second
+SIGTERM or SIGINT comes.
 Exit status: 0 after a clean stop, 1 when accepted traces could be neither written nor saved, 2 for bad usage.`;
 
 function positive(name: string) {
@@ -61,6 +63,13 @@ function showStatus(status: () => ReceiverStatus): () => void {
     clearInterval(timer);
     if (tty) process.stderr.write('\r\x1b[K');
   };
+}
+
+/** What the collector waits for once told to stop, and what a second signal does. */
+function stoppingLine(buffered: number, dir: string | undefined, spillDir: string): string {
+  const waiting = `${buffered.toLocaleString('en-US')} traces waiting for the store; trying it for up to ${DEFAULT_CLOSE_TIMEOUT_MS / 1000} s`;
+  const then = dir ? ` (they are in ${printable(dir)} too; Ctrl-C again stops now)` : `, then saving them in ${printable(spillDir)} (Ctrl-C again saves them now)`;
+  return `jsprof: stopping: ${waiting}${then}`;
 }
 
 export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -113,6 +122,10 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
           maxBytes: opts.maxBody * 1024,
           maxInflatedBytes: opts.maxInflated * 1024,
           bodyTimeoutMs: opts.bodyTimeout * 1000,
+          onSignal: (_signal, count) => {
+            const status = collector.receiver.status();
+            if (count === 1 && status.store?.buffered) process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${stoppingLine(status.store.buffered, opts.dir, opts.spillDir)}\n`);
+          },
         });
         const into = [opts.dir && `files in ${printable(opts.dir)}`, store && printable(store.description)].filter(Boolean).join(' and ');
         process.stderr.write(`jsprof: collecting traces at ${collector.url} into ${into} (SIGTERM or Ctrl-C stops)\n`);
