@@ -84,16 +84,62 @@ test('a collector killed with SIGTERM mid-load loses no accepted trace', async (
   expect(accepted.filter((id) => !written.includes(id))).toEqual([]);
 }, 120_000);
 
-/** A fake ClickHouse server: every statement succeeds with no rows, or fails with 500 while `failing`. */
-async function fakeClickHouse() {
+/**
+ * A fake ClickHouse server: every statement succeeds with no rows, or fails with 500 while
+ * `failing`; `inserted(table)` gives the rows inserted into a table.
+ */
+async function fakeClickHouse(port = 0) {
   const state = { failing: false };
+  const inserts: { query: string; body: string }[] = [];
   const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => (state.failing ? res.writeHead(500).end('Code: 999. DB::Exception: fake failure') : res.writeHead(200).end('')));
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      if (state.failing) return void res.writeHead(500).end('Code: 999. DB::Exception: fake failure');
+      const query = new URL(req.url!, 'http://x').searchParams.get('query') ?? '';
+      if (query.startsWith('INSERT')) inserts.push({ query, body });
+      res.writeHead(200).end('');
+    });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    state,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    inserted: (table: string) => inserts.filter((i) => i.query.startsWith(`INSERT INTO ${table} `)).flatMap((i) => i.body.split('\n').filter(Boolean).map((line) => JSON.parse(line))),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
+
+/** A port nothing listens on (for now). */
+async function freePort(): Promise<number> {
+  const server = http.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('a collector whose ClickHouse cannot be reached starts, says so, and writes the traces once it answers', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--store', `http://127.0.0.1:${port}`, '--spill-dir', path.join(tempDir(), 'unused')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr = { text: '' };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let clickhouse: Awaited<ReturnType<typeof fakeClickHouse>> | undefined;
+  try {
+    const url = await listening(child, stderr);
+    expect(stderr.text).toMatch(new RegExp(`^jsprof: the store cannot be reached \\(ClickHouse http://127\\.0\\.0\\.1:${port}: connect ECONNREFUSED [^)]*\\); collecting anyway: .*\n`));
+    for (let id = 0; id < 3; id++) expect((await fetch(url, { method: 'POST', body: body(id) })).status).toBe(204);
+    clickhouse = await fakeClickHouse(port);
+    for (let i = 0; i < 200 && clickhouse.inserted('jsprof.traces').length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+    await clickhouse?.close();
+  }
+  expect(stderr.text).not.toMatch(/could not be written/);
+  expect(clickhouse!.inserted('jsprof.raw_traces').map((row) => JSON.parse(row.raw).meta.id).sort()).toEqual([0, 1, 2]);
+}, 60_000);
 
 test('a second Ctrl-C while the collector waits for a store that is down saves the accepted traces at once', async () => {
   const clickhouse = await fakeClickHouse();

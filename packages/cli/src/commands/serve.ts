@@ -107,7 +107,10 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         ['--spill-dir', (!opts.store || opts.dir) && opts.spillDir !== 'jsprof-unwritten', !opts.store ? 'no --store' : '--dir (the traces are kept there)'],
       ].find(([, given]) => given);
       if (unused) throw new UsageError(`${unused[0]} does nothing with ${unused[2]}`);
-      const store: Store | undefined = opts.store ? await openStore(opts.store) : undefined;
+      const saved = opts.dir ? `they are in ${printable(opts.dir)} too` : `saved in ${printable(opts.spillDir)} at shutdown if it is still down`;
+      const unreachable = (error: Error) =>
+        process.stderr.write(`jsprof: the store cannot be reached (${printable(error.message)}); collecting anyway: traces wait for it, up to --max-buffered, and are written once it answers (${saved})\n`);
+      const store: Store | undefined = opts.store ? await openStore(opts.store, { onUnreachable: unreachable }) : undefined;
       try {
         const collector = await startCollector({
           port: opts.port,

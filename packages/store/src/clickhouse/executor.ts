@@ -17,6 +17,20 @@ export interface ClickHouseExecutor {
   close(): Promise<void>;
 }
 
+/** What a ClickHouse server's client says went wrong; `unreachable` when no answer came at all. */
+export class ClickHouseError extends Error {
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The errors of a connection that got no answer: refused, reset, timed out, or no such host. */
+const NO_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const unanswered = (error: Error) => NO_ANSWER.has((error as NodeJS.ErrnoException).code ?? '') || error.message === 'Timeout error.';
+
 function requireOptional<T>(name: string, what: string): T {
   try {
     return require(name);
@@ -37,7 +51,7 @@ export function clickhouseClientExecutor(url: string): ClickHouseExecutor {
   const description = `ClickHouse ${new URL(url).origin}`;
   const said = <T>(work: () => Promise<T>): Promise<T> =>
     work().catch((error: Error) => {
-      throw new Error(`${description}: ${error.message}`);
+      throw new ClickHouseError(`${description}: ${error.message}`, unanswered(error));
     });
   return {
     description,
