@@ -207,6 +207,21 @@ describe('bad usage exits 2, a store that is not there 1', () => {
     expect(jsprof(args).status).toBe(2);
   });
 
+  test('a ClickHouse URL answering an HTTP error with no text: the status, on one line', async () => {
+    const server = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(404).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const args of [['query', 'top', '--store', url], ['ingest', traces, '--store', url]]) {
+        const run = await promisify(execFile)(process.execPath, [BIN, ...args]).catch((error) => error);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`jsprof: ClickHouse ${url}: 404 Not Found (is this a ClickHouse server?)\n`);
+      }
+    } finally {
+      server.close();
+    }
+  });
+
   test('a query on a missing DuckDB file', () => {
     const run = jsprof(['query', 'top', '--store', path.join(dir, 'missing.duckdb')]);
     expect(run.status).toBe(1);

@@ -3,6 +3,7 @@
  * through `@clickhouse/client` against a server, or through chdb (ClickHouse in-process) on one
  * machine and in the tests.
  */
+import * as http from 'node:http';
 
 export type InsertSettings = Record<string, string | number>;
 
@@ -31,6 +32,23 @@ export class ClickHouseError extends Error {
 const NO_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const unanswered = (error: Error) => NO_ANSWER.has((error as NodeJS.ErrnoException).code ?? '') || error.message === 'Timeout error.';
 
+type Client = ReturnType<typeof import('@clickhouse/client').createClient>;
+
+/**
+ * What to say of an error answer with no text, as a proxy or another server gives it: the client
+ * keeps no status, so the status of a `SELECT 1` of our own.
+ */
+async function emptyAnswer(client: Client): Promise<string> {
+  try {
+    const { http_status_code: status, stream } = await client.exec({ query: 'SELECT 1', ignore_error_response: true });
+    stream.resume();
+    if (status !== undefined && (status < 200 || status > 299)) return `${status} ${http.STATUS_CODES[status] ?? 'error'} (is this a ClickHouse server?)`;
+  } catch {
+    // no answer to that either: the error without its status
+  }
+  return 'an HTTP error with no message (is this a ClickHouse server?)';
+}
+
 function requireOptional<T>(name: string, what: string): T {
   try {
     return require(name);
@@ -50,8 +68,9 @@ export function clickhouseClientExecutor(url: string): ClickHouseExecutor {
   });
   const description = `ClickHouse ${new URL(url).origin}`;
   const said = <T>(work: () => Promise<T>): Promise<T> =>
-    work().catch((error: Error) => {
-      throw new ClickHouseError(`${description}: ${error.message}`, unanswered(error));
+    work().catch(async (error: Error) => {
+      const message = error.message.trim() === '' ? await emptyAnswer(client) : error.message;
+      throw new ClickHouseError(`${description}: ${message}`, unanswered(error));
     });
   return {
     description,
