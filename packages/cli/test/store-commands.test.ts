@@ -222,6 +222,16 @@ describe('bad usage exits 2, a store that is not there 1', () => {
     }
   });
 
+  test('chdb not installed: one line saying what to install', () => {
+    // Node resolving chdb as it does where chdb is not installed.
+    const hook = path.join(dir, 'without-chdb.js');
+    fs.writeFileSync(hook, `const Module = require('node:module'); const resolve = Module._resolveFilename;
+      Module._resolveFilename = function (request, ...rest) { return resolve.call(this, request === 'chdb' ? 'chdb-not-installed' : request, ...rest); };`);
+    const run = jsprof(['query', 'top', '--store', `chdb:${path.join(dir, 'nowhere')}`], { env: { NODE_OPTIONS: `--require ${hook}` } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('jsprof: an in-process ClickHouse store needs the package chdb, which is not installed: npm i chdb\n');
+  });
+
   test('a query on a missing DuckDB file', () => {
     const run = jsprof(['query', 'top', '--store', path.join(dir, 'missing.duckdb')]);
     expect(run.status).toBe(1);

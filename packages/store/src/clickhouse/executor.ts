@@ -51,9 +51,15 @@ async function emptyAnswer(client: Client): Promise<string> {
 
 function requireOptional<T>(name: string, what: string): T {
   try {
+    require.resolve(name);
+  } catch {
+    throw new Error(`${what} needs the package ${name}, which is not installed: npm i ${name}`);
+  }
+  try {
     return require(name);
   } catch (error) {
-    throw new Error(`${what} needs the package ${name}, which is not installed (npm i ${name}): ${(error as Error).message}`);
+    // Node's own message goes on with the stack of requiring modules, a line each.
+    throw new Error(`${what} needs the package ${name}, which could not be loaded: ${(error as Error).message.split('\n')[0]}`);
   }
 }
 
