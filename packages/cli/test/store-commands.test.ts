@@ -222,6 +222,16 @@ describe('bad usage exits 2, a store that is not there 1', () => {
     }
   });
 
+  test('a misspelt query name with options says which queries there are, as without options', () => {
+    for (const args of [['query', 'tops', '--store', path.join(dir, 'x.duckdb')], ['query', 'tops']]) {
+      const run = jsprof(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^jsprof: no query "tops"; top, flame or diff\nUsage: jsprof query <top\|flame\|diff> \[options\]\n/);
+    }
+    expect(fs.existsSync(path.join(dir, 'x.duckdb'))).toBe(false);
+    expect(jsprof(['query', 'top', '--store', path.join(dir, 'x.duckdb'), 'extra']).stderr).toMatch(/too many arguments/);
+  });
+
   test('chdb not installed: one line saying what to install', () => {
     // Node resolving chdb as it does where chdb is not installed.
     const hook = path.join(dir, 'without-chdb.js');
