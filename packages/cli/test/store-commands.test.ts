@@ -222,6 +222,23 @@ describe('bad usage exits 2, a store that is not there 1', () => {
     }
   });
 
+  test('ingest and serve check their map directories before they make the store', () => {
+    const store = path.join(dir, 'not-made.duckdb');
+    const notDir = path.join(traces, 'broken.json');
+    for (const [args, message] of [
+      [['ingest', traces, '-s', path.join(dir, 'nope')], 'nope: no such directory'],
+      [['ingest', traces, '--release-maps', path.join(dir, 'nope')], 'nope: no such directory'],
+      [['ingest', traces, '-s', notDir], 'broken.json: not a directory'],
+      [['serve', '--port', '0', '-s', path.join(dir, 'nope')], 'nope: no such directory'],
+      [['serve', '--port', '0', '--dir', notDir], 'broken.json: not a directory'],
+    ] as const) {
+      const run = jsprof([...args, '--store', store]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^jsprof: [^\n]*${message.replace('.', '\\.')}\n$`));
+      expect(fs.existsSync(store)).toBe(false);
+    }
+  });
+
   test('a misspelt query name with options says which queries there are, as without options', () => {
     for (const args of [['query', 'tops', '--store', path.join(dir, 'x.duckdb')], ['query', 'tops']]) {
       const run = jsprof(args);

@@ -6,7 +6,7 @@ export { LABELS, dayOf, documentOfRaw, rawTraceOf, traceRows } from './rows';
 export type { FunctionTimes, Label, Labels, RawTrace, StackTimes, TraceRow, TraceRows } from './rows';
 export { LAYOUT_TABLE, WrittenIds, filterSql } from './store';
 export type { Filter, FunctionTotalsRow, GroupBy, StackTotalsRow, Store, ViewCountsRow } from './store';
-export { DEFAULT_BATCH, DEFAULT_FILES_BATCH, Ingester, RowMaker, ingestFiles, reingest } from './ingest';
+export { DEFAULT_BATCH, DEFAULT_FILES_BATCH, Ingester, RowMaker, checkMapsDirs, ingestFiles, reingest } from './ingest';
 export type { IngestFilesOptions, IngestSummary, MapsOptions } from './ingest';
 export { NOISE_FACTOR, diffFunctions, flameGraph, topFunctions } from './queries';
 export type { DiffResult, DiffRow, DiffSide, FlameGraph, FlameNode, TopFunction, TopResult, TopView } from './queries';

@@ -5,7 +5,7 @@
 import * as os from 'node:os';
 import { printable } from '@jsprof/trace-tools';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_FILES_BATCH, IngestSummary, checkMapsUrl, ingestFiles, openStore } from '@jsprof/store';
+import { DEFAULT_FILES_BATCH, IngestSummary, checkMapsDirs, checkMapsUrl, ingestFiles, openStore } from '@jsprof/store';
 import { SOURCE_MAPS_HELP } from './symbolicate';
 import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
 
@@ -57,6 +57,7 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
     .addHelpText('after', HELP)
     .action(async (paths: string[], opts) => {
       const files = traceFilesIn(paths);
+      checkMapsDirs(opts);
       const store = await openStore(opts.store);
       const started = performance.now();
       const progress = traceFilesProgress(files.length);

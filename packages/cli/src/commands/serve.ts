@@ -3,9 +3,10 @@
  * status line on stderr; stops cleanly on SIGTERM or SIGINT (every accepted trace written or, on a
  * second signal or when the store stays down, saved as files).
  */
+import * as fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
-import { DEFAULT_BATCH, Store, openStore } from '@jsprof/store';
+import { DEFAULT_BATCH, Store, checkMapsDirs, openStore } from '@jsprof/store';
 import { startCollector } from '../collector';
 import { UsageError } from '../files';
 import { DEFAULT_BODY_LIMITS, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
@@ -107,6 +108,8 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         ['--spill-dir', (!opts.store || opts.dir) && opts.spillDir !== 'jsprof-unwritten', !opts.store ? 'no --store' : '--dir (the traces are kept there)'],
       ].find(([, given]) => given);
       if (unused) throw new UsageError(`${unused[0]} does nothing with ${unused[2]}`);
+      checkMapsDirs(opts);
+      if (opts.dir && fs.statSync(opts.dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`${opts.dir}: not a directory`);
       const saved = opts.dir ? `they are in ${printable(opts.dir)} too` : `saved in ${printable(opts.spillDir)} at shutdown if it is still down`;
       const unreachable = (error: Error) =>
         process.stderr.write(`jsprof: the store cannot be reached (${printable(error.message)}); collecting anyway: traces wait for it, up to --max-buffered, and are written once it answers (${saved})\n`);
