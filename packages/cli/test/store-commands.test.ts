@@ -37,9 +37,11 @@ describe.each([
     const run = jsprof(['ingest', traces, '--store', store]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/broken\.json: is not JSON/);
-    expect(run.stdout).toMatch(/^Ingested 400 traces into .* traces\/s\.\n1 files were rejected\.\n$/);
+    expect(run.stdout).toMatch(/^Ingested 400 traces into .* traces\/s\.\n1 file was rejected\.\n$/);
     const again = JSON.parse(jsprof(['ingest', traces, '--store', store, '--json']).stdout);
     expect(again).toMatchObject({ files: 401, ingested: 0, duplicates: 400, rejected: 1 });
+    const one = jsprof(['ingest', path.join(traces, fs.readdirSync(traces)[0]), '--store', store]);
+    expect(one.stdout).toMatch(/\n1 was already stored and was skipped\.\n$/);
   });
 
   test("query top gives jsprof aggregate's numbers", () => {

@@ -89,7 +89,8 @@ export function traceFilesProgress(total: number): TraceFilesProgress {
     },
     finish() {
       if (shown) process.stderr.write('\r\x1b[K');
-      if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+      const more = rejected - NAMED_REJECTIONS;
+      if (more > 0) process.stderr.write(`jsprof: ${more} more ${more === 1 ? 'trace' : 'traces'} rejected\n`);
     },
   };
 }
