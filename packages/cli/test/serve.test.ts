@@ -175,6 +175,9 @@ test('serve says where traces should go when told nowhere, and which options do 
     [['--no-rate-limit', '--rate', '5'], '--rate does nothing with --no-rate-limit'],
     [['--batch', '10'], '--batch does nothing with no --store'],
     [['--port', '99999'], '--port must be a whole number from 0 to 65535.'],
+    [['--allow-origin', 'notanorigin'], '--allow-origin takes an origin: the scheme, host and port of the pages, as https://shop.example.'],
+    [['--allow-origin', 'https://shop.example/app'], '--allow-origin takes an origin'],
+    [['--allow-origin', 'shop.example'], '--allow-origin takes an origin'],
   ] as const) {
     const refused = jsprof(['serve', '--dir', 'unused', ...args]);
     expect(refused.status).toBe(2);

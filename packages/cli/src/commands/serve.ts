@@ -32,7 +32,19 @@ function positive(name: string) {
   };
 }
 
-const collect = (value: string, list: string[] = []) => [...list, value];
+/** `--allow-origin`, repeatable: each an http(s) origin as a browser sends it (https://shop.example, no path, default port left out). */
+function collectOrigin(value: string, list: string[] = []): string[] {
+  let url: URL | null = null;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    // not a URL at all
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
+    throw new InvalidArgumentError('--allow-origin takes an origin: the scheme, host and port of the pages, as https://shop.example.');
+  }
+  return [...list, url.origin];
+}
 
 function statusLine(status: ReceiverStatus, perSecond: number): string {
   const refused = Object.entries(status.refused).map(([code, n]) => `${n.toLocaleString('en-US')}×${code}`);
@@ -85,7 +97,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .option('--store <store>', `write the traces into ${STORE_HELP}`)
     .addOption(new Option('-s, --source-maps <dir>', `with --store: map frames through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
     .option('--release-maps <dir>', 'with --store: map each trace through the source maps in <dir>/<release>/')
-    .option('--allow-origin <origin>', 'accept traces only from pages of this origin (https://shop.example); repeatable', collect)
+    .option('--allow-origin <origin>', 'accept traces only from pages of this origin (https://shop.example); repeatable', collectOrigin)
     .option('--key <key>', 'accept only requests carrying this key (x-jsprof-key header or ?key= in the URL); default $JSPROF_KEY')
     .option('--rate <n>', 'traces per second each client may send, on average', positive('--rate'), DEFAULT_RATE_LIMIT.perSecond)
     .option('--burst <n>', 'traces a client may send at once', wholeNumber('--burst', 1), DEFAULT_RATE_LIMIT.burst)
