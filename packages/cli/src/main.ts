@@ -1,5 +1,5 @@
 /** The `jsprof` command. */
-import { printableLines } from '@jsprof/trace-tools';
+import { TraceError, printable, printableLines } from '@jsprof/trace-tools';
 import { Command } from 'commander';
 import { addRunCommand } from './commands/run';
 import { addInstrumentCommand } from './commands/instrument';
@@ -48,7 +48,9 @@ export async function main(argv: string[]): Promise<number> {
     if (typeof error?.code === 'string' && error.code.startsWith('commander.')) return 2;
     if (error instanceof UsageError) process.stderr.write(printableLines(`jsprof: ${error.message}\n`));
     if (error?.exitCode !== undefined) return error.exitCode;
-    process.stderr.write(printableLines(`jsprof: ${error?.message ?? error}\n`));
+    // What is wrong with a trace file is one line, its text escaped as aggregate escapes it.
+    const message = error instanceof TraceError ? printable(error.message) : (error?.message ?? error);
+    process.stderr.write(printableLines(`jsprof: ${message}\n`));
     return 1;
   }
   return exitCode;

@@ -3,9 +3,11 @@
  * as they arrive, written in batches, one write at a time. When the store cannot be reached the
  * rows wait, up to a bound (beyond it the receiver answers 503 so that clients try again), and the
  * write is tried again with a growing pause. `close` writes what is left; what still cannot be
- * written is saved as trace files for `jsprof ingest`, never dropped in silence.
+ * written (or all that is left, once `stopWaiting` is called) is saved as trace files for
+ * `jsprof ingest`, never dropped in silence.
  */
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_BATCH, Ingester, MapsOptions, RawTrace, Store, TraceRows, documentOfRaw } from '@jsprof/store';
 import type { TraceDocument } from '@jsprof/trace-tools';
 import { writeAtomic } from './files';
@@ -41,14 +43,22 @@ export interface CloseSummary {
 }
 
 const MAX_RETRY_MS = 30_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Longest `close` keeps trying the store, by default, in ms. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 
-function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+/** `work`, or a rejection at the deadline or when `stop` is aborted, whichever comes first. */
+function withDeadline<T>(work: Promise<T>, deadline: number, stop: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let stopped = () => {};
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('timed out')), Math.max(0, deadline - Date.now()));
+    stopped = () => reject(new Error('stopped'));
+    stop.addEventListener('abort', stopped);
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', stopped);
+  });
 }
 
 /** Traces held for the store at most, by default, before clients get 503. */
@@ -65,6 +75,7 @@ export class StoreWriter {
   /** The size of the batch whose write failed, until it is written. */
   private failedBatch: number | null = null;
   private closed = false;
+  private readonly stopping = new AbortController();
   private readonly counts: Omit<StoreStatus, 'buffered'> = { written: 0, failures: 0 };
 
   constructor(
@@ -109,23 +120,32 @@ export class StoreWriter {
     }
   }
 
-  /** Stops the timer, writes what is left (trying until `closeTimeoutMs`), saves what cannot be. */
+  /**
+   * Stops the timer, writes what is left (trying until `closeTimeoutMs`, or until `stopWaiting`),
+   * saves what cannot be.
+   */
   async close(): Promise<CloseSummary> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    const deadline = Date.now() + (this.options.closeTimeoutMs ?? 10_000);
-    for (let pause = 250; ; pause = Math.min(pause * 2, 2000)) {
+    const deadline = Date.now() + (this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS);
+    const stop = this.stopping.signal;
+    for (let pause = 250; !stop.aborted; pause = Math.min(pause * 2, 2000)) {
       try {
         // A write that hangs past the deadline is not waited for: if it lands after all, the saved
         // files are found already stored when they are ingested.
-        await withDeadline(this.flush(), deadline);
+        await withDeadline(this.flush(), deadline, stop);
         return { unwritten: 0 };
       } catch {
         if (Date.now() + pause > deadline) break;
-        await sleep(pause);
+        await sleep(pause, undefined, { signal: stop }).catch(() => {});
       }
     }
     return this.spill();
+  }
+
+  /** Makes `close` (now or when it comes) stop trying the store and save what is left at once. */
+  stopWaiting(): void {
+    this.stopping.abort();
   }
 
   private schedule(ms: number): void {

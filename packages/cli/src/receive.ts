@@ -20,7 +20,7 @@ export { META_LIMITS } from './receive-body';
 export { DEFAULT_RATE_LIMIT } from './receive-guard';
 export type { RateLimit } from './receive-guard';
 export type { CloseSummary, StoreStatus, StoreWriterOptions } from './receive-store';
-export { DEFAULT_MAX_BUFFERED } from './receive-store';
+export { DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_MAX_BUFFERED } from './receive-store';
 
 export interface ReceiverOptions {
   /** Where the traces are written as files (created if missing). */
@@ -61,6 +61,8 @@ export interface TraceReceiver {
   status(): ReceiverStatus;
   /** Refuses new traces (503), waits for those being received, writes what the store has not yet taken. */
   close(): Promise<CloseSummary>;
+  /** Makes `close` stop trying the store: what it has not taken is saved at once. */
+  stopWaiting(): void;
 }
 
 /** Bodies accepted by default: 128 KB as sent (`sendTrace` sends at most 64 KB), 2 MB gunzipped, in 10 s. */
@@ -156,5 +158,6 @@ export function traceReceiver(options: ReceiverOptions): TraceReceiver {
     await Promise.allSettled([...receiving]);
     return writer ? writer.close() : { unwritten: 0 };
   };
+  handler.stopWaiting = () => writer?.stopWaiting();
   return handler;
 }

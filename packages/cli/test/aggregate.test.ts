@@ -55,6 +55,29 @@ describe('jsprof aggregate', () => {
     expect(run.stdout).toContain('page = (none): 1 traces, 30 ms busy, 10 ms idle');
   });
 
+  test('a directory walk skips what symbolicate and convert wrote beside a trace; a file named is still read', () => {
+    const dir = traceDir();
+    const file = path.join(dir, 'load.json');
+    fs.writeFileSync(file, JSON.stringify({ meta: { page: '/cart' }, trace: trace(3, 1) }));
+    expect(jsprof(['symbolicate', file, '-s', dir]).status).toBe(0);
+    expect(jsprof(['convert', file, '--to', 'speedscope']).status).toBe(0);
+    expect(jsprof(['convert', file]).status).toBe(0);
+    expect(fs.readdirSync(dir).sort()).toEqual(['load.cpuprofile', 'load.json', 'load.speedscope.json', 'load.symbolicated.json']);
+
+    const run = jsprof(['aggregate', dir, '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rejected: 0, all: { traces: 1 } });
+    const ingest = jsprof(['ingest', dir, '--store', path.join(traceDir(), 'traces.duckdb'), '--json']);
+    expect(ingest.status).toBe(0);
+    expect(JSON.parse(ingest.stdout)).toMatchObject({ files: 1, ingested: 1, rejected: 0 });
+
+    const named = jsprof(['aggregate', path.join(dir, 'load.symbolicated.json'), path.join(dir, 'load.speedscope.json'), '--json']);
+    expect(named.status).toBe(1);
+    expect(named.stderr).toMatch(/load\.speedscope\.json: /);
+    expect(JSON.parse(named.stdout)).toMatchObject({ rejected: 1, all: { traces: 1 } });
+  });
+
   test('--json gives the whole result', () => {
     const run = jsprof(['aggregate', fieldDir(), '--group-by', 'release', '--json', '--top', '1']);
     expect(run.status).toBe(1);

@@ -125,6 +125,19 @@ test('a store still down at close: the traces are saved as files for jsprof inge
   expect(await ingestFiles(store, files)).toMatchObject({ ingested: 3, duplicates: 0 });
 });
 
+test('stopWaiting while close waits on a write that hangs: the traces are saved at once', async () => {
+  const store = await openMemory();
+  const hanging: Store = Object.assign(Object.create(store), { write: () => new Promise(() => {}) });
+  const spillDir = tempDir('jsprof-spill-');
+  const { post, close, receiver } = await start({ store: hanging, storeOptions: { closeTimeoutMs: 60_000, spillDir } });
+  for (let id = 0; id < 3; id++) expect((await post(body(id))).status).toBe(204);
+  const closed = close();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  receiver.stopWaiting();
+  expect(await closed).toEqual({ unwritten: 3, savedIn: spillDir });
+  expect(fs.readdirSync(spillDir)).toHaveLength(3);
+});
+
 test('a trace whose stacks are too deep for the store is refused with 400 and a reason, and nothing of it is kept', async () => {
   const store = await openMemory();
   const dir = tempDir('jsprof-receive-deep-');

@@ -318,3 +318,18 @@ test('file names and trace text in messages reach the terminal escaped', () => {
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
   }
 });
+
+test("a trace file's problem is one line in report, convert and symbolicate, escaped as aggregate escapes it", () => {
+  const files = [path.join(dir, 'lines.json'), path.join(dir, 'meta-key.json')];
+  fs.writeFileSync(files[0], 'line1\nline2\nline3');
+  fs.writeFileSync(files[1], JSON.stringify({ meta: { 'a\nb': {} }, trace: { resources: [], frames: [], stacks: [], samples: [] } }));
+  for (const file of files) {
+    const aggregate = jsprof(['aggregate', file]);
+    expect(aggregate.stderr).toMatch(/^jsprof: [^\n]*\\u000a[^\n]*\n$/);
+    for (const command of [['report', file], ['convert', file], ['symbolicate', file, '--source-maps', dir]]) {
+      const run = jsprof(command);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(aggregate.stderr);
+    }
+  }
+});

@@ -37,9 +37,11 @@ describe.each([
     const run = jsprof(['ingest', traces, '--store', store]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/broken\.json: is not JSON/);
-    expect(run.stdout).toMatch(/^Ingested 400 traces into .* traces\/s\.\n1 files were rejected\.\n$/);
+    expect(run.stdout).toMatch(/^Ingested 400 traces into .* traces\/s\.\n1 file was rejected\.\n$/);
     const again = JSON.parse(jsprof(['ingest', traces, '--store', store, '--json']).stdout);
     expect(again).toMatchObject({ files: 401, ingested: 0, duplicates: 400, rejected: 1 });
+    const one = jsprof(['ingest', path.join(traces, fs.readdirSync(traces)[0]), '--store', store]);
+    expect(one.stdout).toMatch(/\n1 was already stored and was skipped\.\n$/);
   });
 
   test("query top gives jsprof aggregate's numbers", () => {
@@ -205,6 +207,58 @@ describe('bad usage exits 2, a store that is not there 1', () => {
     [['query', 'tpo', '--store', path.join(dir, 'x.duckdb')]],
   ])('%j', (args) => {
     expect(jsprof(args).status).toBe(2);
+  });
+
+  test('a ClickHouse URL answering an HTTP error with no text: the status, on one line', async () => {
+    const server = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(404).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const args of [['query', 'top', '--store', url], ['ingest', traces, '--store', url]]) {
+        const run = await promisify(execFile)(process.execPath, [BIN, ...args]).catch((error) => error);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`jsprof: ClickHouse ${url}: 404 Not Found (is this a ClickHouse server?)\n`);
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  test('ingest and serve check their map directories before they make the store', () => {
+    const store = path.join(dir, 'not-made.duckdb');
+    const notDir = path.join(traces, 'broken.json');
+    for (const [args, message] of [
+      [['ingest', traces, '-s', path.join(dir, 'nope')], 'nope: no such directory'],
+      [['ingest', traces, '--release-maps', path.join(dir, 'nope')], 'nope: no such directory'],
+      [['ingest', traces, '-s', notDir], 'broken.json: not a directory'],
+      [['serve', '--port', '0', '-s', path.join(dir, 'nope')], 'nope: no such directory'],
+      [['serve', '--port', '0', '--dir', notDir], 'broken.json: not a directory'],
+    ] as const) {
+      const run = jsprof([...args, '--store', store]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^jsprof: [^\n]*${message.replace('.', '\\.')}\n$`));
+      expect(fs.existsSync(store)).toBe(false);
+    }
+  });
+
+  test('a misspelt query name with options says which queries there are, as without options', () => {
+    for (const args of [['query', 'tops', '--store', path.join(dir, 'x.duckdb')], ['query', 'tops']]) {
+      const run = jsprof(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^jsprof: no query "tops"; top, flame or diff\nUsage: jsprof query <top\|flame\|diff> \[options\]\n/);
+    }
+    expect(fs.existsSync(path.join(dir, 'x.duckdb'))).toBe(false);
+    expect(jsprof(['query', 'top', '--store', path.join(dir, 'x.duckdb'), 'extra']).stderr).toMatch(/too many arguments/);
+  });
+
+  test('chdb not installed: one line saying what to install', () => {
+    // Node resolving chdb as it does where chdb is not installed.
+    const hook = path.join(dir, 'without-chdb.js');
+    fs.writeFileSync(hook, `const Module = require('node:module'); const resolve = Module._resolveFilename;
+      Module._resolveFilename = function (request, ...rest) { return resolve.call(this, request === 'chdb' ? 'chdb-not-installed' : request, ...rest); };`);
+    const run = jsprof(['query', 'top', '--store', `chdb:${path.join(dir, 'nowhere')}`], { env: { NODE_OPTIONS: `--require ${hook}` } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('jsprof: an in-process ClickHouse store needs the package chdb, which is not installed: npm i chdb\n');
   });
 
   test('a query on a missing DuckDB file', () => {

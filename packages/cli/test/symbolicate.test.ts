@@ -208,3 +208,25 @@ export abstract class Shape { abstract area(): number; scale(k: number): number;
     expect({ status: noDir.status, stderr: noDir.stderr }).toEqual({ status: 1, stderr: `jsprof: ${path.join(dir, 'nowhere')}: no such directory\n` });
   });
 });
+
+test('-s over several builds whose maps fit a script equally: the first is used and the others are named; identical copies are no warning', () => {
+  const dir = tempDir();
+  const maps = path.join(dir, 'maps');
+  const mapOf = (source: string) => JSON.stringify({ version: 3, sources: [source], sourcesContent: ['function start() {}\n'], names: [], mappings: 'AAAA' });
+  for (const [release, source] of [['r1', 'src/v1.js'], ['r2', 'src/v2.js'], ['r2-copy', 'src/v2.js']]) {
+    fs.mkdirSync(path.join(maps, release, 'assets'), { recursive: true });
+    fs.writeFileSync(path.join(maps, release, 'assets/main.js.map'), mapOf(source));
+  }
+  const trace = path.join(dir, 'trace.json');
+  const frames = [{ name: 'a', resourceId: 0, line: 1, column: 1 }];
+  fs.writeFileSync(trace, JSON.stringify({ resources: ['https://shop.example/assets/main.js'], frames, stacks: [{ frameId: 0 }], samples: [{ timestamp: 0, stackId: 0 }, { timestamp: 10, stackId: 0 }] }));
+
+  const all = jsprof(['report', trace, '-s', maps]);
+  expect(all.status).toBe(0);
+  const [r1, r2, copy] = ['r1', 'r2', 'r2-copy'].map((release) => path.join(maps, release, 'assets/main.js.map'));
+  expect(all.stderr).toContain(`jsprof: several different source maps fit https://shop.example/assets/main.js: ${r1}, ${r2}, ${copy}; the first was used (give -s the directory of one build)\n`);
+  fs.rmSync(path.join(maps, 'r1'), { recursive: true });
+  const copies = jsprof(['report', trace, '-s', maps]);
+  expect(copies.stderr).toBe('jsprof: 1 of 1 frames mapped to original sources.\n');
+  expect(copies.stdout).toContain('src/v2.js');
+});

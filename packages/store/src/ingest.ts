@@ -52,6 +52,16 @@ export interface IdentifyStats extends Omit<IngestSummary, 'ingested' | 'duplica
 
 const noStats = (): IdentifyStats => ({ frames: 0, mapped: 0, releasesWithoutMaps: [], releasesWithMaps: [], mapsFetched: 0, mapFetchFailures: 0, mapFetchErrors: [] });
 
+/** Refuses `sourceMaps` and `releaseMaps` that name no directory: before a store is opened for them. */
+export function checkMapsDirs(maps: MapsOptions): void {
+  for (const dir of [maps.sourceMaps, maps.releaseMaps]) {
+    if (dir === undefined) continue;
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!stat) throw new Error(`${dir}: no such directory`);
+    if (!stat.isDirectory()) throw new Error(`${dir}: not a directory`);
+  }
+}
+
 /** Identifies traces (symbolicated with their release's source maps) and turns them into rows, without a store. */
 export class RowMaker {
   private readonly identities = new Identities();
@@ -66,8 +76,8 @@ export class RowMaker {
     private readonly now = new Date(),
     fetchedMapsDir?: string,
   ) {
+    checkMapsDirs(maps);
     this.shared = maps.sourceMaps ? { maps: new SourceMaps(maps.sourceMaps), dir: path.resolve(maps.sourceMaps) } : null;
-    if (maps.releaseMaps && !fs.statSync(maps.releaseMaps, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${maps.releaseMaps}: not a directory`);
     if (maps.mapsUrl && !fetchedMapsDir) throw new Error('maps fetched through mapsUrl need a directory to be kept in');
     this.fetched = maps.mapsUrl ? new FetchedMaps(maps.mapsUrl, fetchedMapsDir!) : null;
   }

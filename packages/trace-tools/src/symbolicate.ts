@@ -24,6 +24,8 @@ export interface SymbolicateStats {
   withoutMap: string[];
   /** Source maps that could not be read, with the reason. */
   badMaps: string[];
+  /** Scripts that several different maps fit equally well, the first used: `<url>: <file>, <file>…`. */
+  ambiguousMaps: string[];
 }
 
 interface OriginalSource {
@@ -73,6 +75,7 @@ export class SourceMaps {
   private readonly sources = new Map<string, OriginalSource>();
   private readonly scripts = new Map<string, RanScript | null>();
   readonly badMaps: string[] = [];
+  readonly ambiguousMaps: string[] = [];
 
   constructor(dir: string) {
     if (!fs.existsSync(dir)) throw new Error(`${dir}: no such directory`);
@@ -86,22 +89,43 @@ export class SourceMaps {
     return this.maps.get(url)!;
   }
 
-  /** The directory's files for the script at `url`, its map (`<name>.map`) or itself, those whose path shares most with the URL's first (maps before scripts). */
-  private filesFor(url: string, withMaps: boolean): string[] {
+  /**
+   * The directory's files for the script at `url`, its map (`<name>.map`) or itself, best `fit`
+   * first: those whose path shares most with the URL's, maps before scripts.
+   */
+  private filesFor(url: string, withMaps: boolean): { file: string; fit: number }[] {
     const scriptPath = urlPath(url);
     const name = path.basename(scriptPath);
     if (!name) return [];
     return this.files
       .filter((f) => (withMaps && path.basename(f) === `${name}.map`) || path.basename(f) === name)
-      .sort((a, b) => sharedSuffix(b.replace(/\.map$/, ''), scriptPath) - sharedSuffix(a.replace(/\.map$/, ''), scriptPath) || Number(b.endsWith('.map')) - Number(a.endsWith('.map')));
+      .map((file) => ({ file, fit: 2 * sharedSuffix(file.replace(/\.map$/, ''), scriptPath) + Number(file.endsWith('.map')) }))
+      .sort((a, b) => b.fit - a.fit);
   }
 
   private findMap(url: string): TraceMap | null {
-    for (const file of this.filesFor(url, true)) {
+    const candidates = this.filesFor(url, true);
+    this.noteAmbiguity(url, candidates.filter((c) => c.fit === candidates[0].fit).map((c) => c.file));
+    for (const { file } of candidates) {
       const map = file.endsWith('.map') ? this.readMap(file) : this.mapOfScript(file);
       if (map) return map;
     }
     return null;
+  }
+
+  /** Files that fit a script equally well (its name in several releases' builds): when they differ, the first is used, and it is said. */
+  private noteAmbiguity(url: string, files: string[]): void {
+    if (files.length < 2) return;
+    const bytes = (file: string) => {
+      try {
+        return fs.readFileSync(file);
+      } catch {
+        return null;
+      }
+    };
+    const first = bytes(files[0]);
+    const others = files.slice(1).filter((file) => !first || !bytes(file)?.equals(first));
+    if (others.length) this.ambiguousMaps.push(`${url}: ${[files[0], ...others].join(', ')}`);
   }
 
   private readMap(file: string, text?: string): TraceMap | null {
@@ -137,7 +161,7 @@ export class SourceMaps {
   }
 
   private readScript(url: string): RanScript | null {
-    const file = this.filesFor(url, false)[0];
+    const file = this.filesFor(url, false)[0]?.file;
     if (!file) return null;
     try {
       const code = fs.readFileSync(file, 'utf8');
@@ -239,7 +263,7 @@ function symbolicateFrame(maps: SourceMaps, map: TraceMap, url: string, frame: P
 
 /** The trace with its frames in original sources; resources, frames and stacks deduplicated again, parents first. */
 export function symbolicate(trace: ProfilerTrace, maps: SourceMaps): { trace: ProfilerTrace; stats: SymbolicateStats } {
-  const stats: SymbolicateStats = { frames: 0, mapped: 0, withoutMap: [], badMaps: maps.badMaps };
+  const stats: SymbolicateStats = { frames: 0, mapped: 0, withoutMap: [], badMaps: maps.badMaps, ambiguousMaps: maps.ambiguousMaps };
   const resources: string[] = [];
   const resourceIds = new Map<string, number>();
   const frames: ProfilerFrame[] = [];

@@ -188,6 +188,8 @@ describe('trace files', () => {
     fs.writeFileSync(path.join(dir, 'day-1/broken.json'), JSON.stringify({ ...traceB, samples: [{ timestamp: 0, stackId: 9 }] }));
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a trace');
     fs.writeFileSync(path.join(dir, 'day-1/x.json.12.tmp'), '{');
+    fs.writeFileSync(path.join(dir, 'a.symbolicated.json'), JSON.stringify(traceA));
+    fs.writeFileSync(path.join(dir, 'a.speedscope.json'), '{"$schema": "https://www.speedscope.app/file-format-schema.json"}');
 
     const files = findTraceFiles([dir]);
     expect(files.map((f) => path.relative(dir, f))).toEqual(['a.json', 'day-1/b.json.gz', 'day-1/broken.json', 'day-1/late/c.gz']);

@@ -26,14 +26,22 @@ export function numberIn(min: number, max: number, problem: string) {
 
 /**
  * A command that only groups subcommands (`query top|flame|diff`, `cache info|clear`): run without
- * one, or with a word that is none, it says so (`problem`) and shows its help, as bad usage (2).
+ * one, or with a word that is none (whatever options follow it, meant for the subcommand), it says
+ * so (`problem`) and shows its help, as bad usage (2). Call it once the subcommands are made: they
+ * would inherit `allowExcessArguments`.
  */
 export function withSubcommands(command: Command, words: string, problem: (word?: string) => string, setExitCode: (code: number) => void): Command {
-  return command.argument(`[${words}]`).action((word?: string) => {
-    process.stderr.write(`jsprof: ${problem(word === undefined ? undefined : printable(word))}\n`);
-    command.outputHelp({ error: true });
-    setExitCode(2);
-  });
+  if (command.commands.length === 0) throw new Error('withSubcommands: make the subcommands first');
+  return command
+    .argument(`[${words}]`)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action((word?: string) => {
+      const named = word === undefined || word.startsWith('-') ? undefined : printable(word);
+      process.stderr.write(`jsprof: ${problem(named)}\n`);
+      command.outputHelp({ error: true });
+      setExitCode(2);
+    });
 }
 
 /** Which functions get checks, and where (`run` and `instrument`): the flags @jsprof/policy's option table gives. */
@@ -81,7 +89,8 @@ export function traceFilesProgress(total: number): TraceFilesProgress {
     },
     finish() {
       if (shown) process.stderr.write('\r\x1b[K');
-      if (rejected > NAMED_REJECTIONS) process.stderr.write(`jsprof: ${rejected - NAMED_REJECTIONS} more traces rejected\n`);
+      const more = rejected - NAMED_REJECTIONS;
+      if (more > 0) process.stderr.write(`jsprof: ${more} more ${more === 1 ? 'trace' : 'traces'} rejected\n`);
     },
   };
 }

@@ -20,8 +20,6 @@ export function addCacheCommand(program: Command, setExitCode: (code: number) =>
         `\nelse jsprof-cache in the system temp directory. A run that instrumented anything ends by removing the least recently` +
         `\nused modules until the cache is within $${MAX_MB_ENV} megabytes (default ${DEFAULT_MAX_MB}).`,
     );
-  withSubcommands(cache, 'info|clear', (word) => `${word === undefined ? 'which? ' : `no cache command "${word}"; `}info or clear`, setExitCode);
-
   cache
     .command('info')
     .description('Print where the cache is, how many modules it holds, its size and its bound.')
@@ -43,4 +41,6 @@ export function addCacheCommand(program: Command, setExitCode: (code: number) =>
       const removed = clearCache(dir);
       process.stdout.write(`jsprof: removed ${removed} cached modules (${size(bytes)}) from ${dir}\n`);
     });
+
+  withSubcommands(cache, 'info|clear', (word) => `${word === undefined ? 'which? ' : `no cache command "${word}"; `}info or clear`, setExitCode);
 }

@@ -5,7 +5,7 @@
 import * as os from 'node:os';
 import { printable } from '@jsprof/trace-tools';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_FILES_BATCH, IngestSummary, checkMapsUrl, ingestFiles, openStore } from '@jsprof/store';
+import { DEFAULT_FILES_BATCH, IngestSummary, checkMapsDirs, checkMapsUrl, ingestFiles, openStore } from '@jsprof/store';
 import { SOURCE_MAPS_HELP } from './symbolicate';
 import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
 
@@ -57,6 +57,7 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
     .addHelpText('after', HELP)
     .action(async (paths: string[], opts) => {
       const files = traceFilesIn(paths);
+      checkMapsDirs(opts);
       const store = await openStore(opts.store);
       const started = performance.now();
       const progress = traceFilesProgress(files.length);
@@ -86,8 +87,9 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
 function describe(summary: IngestSummary, store: string, ms: number): string {
   const rate = ms > 0 ? `, ${Math.round((summary.ingested * 1000) / ms).toLocaleString('en-US')} traces/s` : '';
   const lines = [`Ingested ${summary.ingested.toLocaleString('en-US')} traces into ${printable(store)} in ${(ms / 1000).toFixed(1)} s${rate}.`];
-  if (summary.duplicates) lines.push(`${summary.duplicates.toLocaleString('en-US')} were already stored and were skipped.`);
-  if (summary.rejected) lines.push(`${summary.rejected.toLocaleString('en-US')} files were rejected.`);
+  const [duplicates, rejected] = [summary.duplicates, summary.rejected].map((n) => n.toLocaleString('en-US'));
+  if (summary.duplicates) lines.push(summary.duplicates === 1 ? '1 was already stored and was skipped.' : `${duplicates} were already stored and were skipped.`);
+  if (summary.rejected) lines.push(summary.rejected === 1 ? '1 file was rejected.' : `${rejected} files were rejected.`);
   if (summary.frames) lines.push(`${summary.mapped} of ${summary.frames} frames mapped to original sources.`);
   if (summary.releasesWithoutMaps.length) lines.push(`No source maps for release ${summary.releasesWithoutMaps.map(printable).join(', ')}: their frames keep their URLs.`);
   if (summary.mapsFetched) lines.push(`${summary.mapsFetched} source maps fetched.`);

@@ -153,7 +153,6 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
     .command('query')
     .description('Ask a store (filled by `jsprof ingest`) where time goes: top functions, a merged flame graph, or the difference between two releases.')
     .usage('<top|flame|diff> [options]');
-  withSubcommands(query, 'top|flame|diff', (name) => `${name === undefined ? 'which query? ' : `no query "${name}"; `}top, flame or diff`, setExitCode);
 
   withStoreAndFilter(query.command('top'))
     .description('Functions by self and total time over the traces, and per release, page or browser.')
@@ -202,4 +201,6 @@ export function addQueryCommand(program: Command, setExitCode: (code: number) =>
         else process.stdout.write(opts.json ? `${JSON.stringify(result, null, 1)}\n` : formatDiff(result, a, b));
       });
     });
+
+  withSubcommands(query, 'top|flame|diff', (name) => `${name === undefined ? 'which query? ' : `no query "${name}"; `}top, flame or diff`, setExitCode);
 }

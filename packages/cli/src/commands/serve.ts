@@ -1,13 +1,15 @@
 /**
  * `jsprof serve`: a collector for `sendTrace`, writing trace files and/or into a store, with a
- * status line on stderr; stops cleanly on SIGTERM or SIGINT (every accepted trace written).
+ * status line on stderr; stops cleanly on SIGTERM or SIGINT (every accepted trace written or, on a
+ * second signal or when the store stays down, saved as files).
  */
+import * as fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
-import { DEFAULT_BATCH, Store, openStore } from '@jsprof/store';
+import { DEFAULT_BATCH, Store, checkMapsDirs, openStore } from '@jsprof/store';
 import { startCollector } from '../collector';
 import { UsageError } from '../files';
-import { DEFAULT_BODY_LIMITS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
+import { DEFAULT_BODY_LIMITS, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
 import { wholeNumber } from './arguments';
 import { STORE_HELP } from './ingest';
 import { SOURCE_MAPS_HELP } from './symbolicate';
@@ -18,7 +20,8 @@ Run it behind a TLS proxy (nginx, Caddy…) with --trust-proxy for a public coll
 are bounded before and after gunzip; each client (address) is rate limited. With --store, accepted
 traces are written in batches; while the store cannot be reached they wait (up to --max-buffered,
 then clients get 503 and may retry); on SIGTERM or SIGINT everything accepted is written, or saved as
-files in --dir or --spill-dir for \`jsprof ingest\`.
+files in --dir or --spill-dir for \`jsprof ingest\` when the store is still down 10 s later or a second
+SIGTERM or SIGINT comes.
 Exit status: 0 after a clean stop, 1 when accepted traces could be neither written nor saved, 2 for bad usage.`;
 
 function positive(name: string) {
@@ -29,7 +32,19 @@ function positive(name: string) {
   };
 }
 
-const collect = (value: string, list: string[] = []) => [...list, value];
+/** `--allow-origin`, repeatable: each an http(s) origin as a browser sends it (https://shop.example, no path, default port left out). */
+function collectOrigin(value: string, list: string[] = []): string[] {
+  let url: URL | null = null;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    // not a URL at all
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
+    throw new InvalidArgumentError('--allow-origin takes an origin: the scheme, host and port of the pages, as https://shop.example.');
+  }
+  return [...list, url.origin];
+}
 
 function statusLine(status: ReceiverStatus, perSecond: number): string {
   const refused = Object.entries(status.refused).map(([code, n]) => `${n.toLocaleString('en-US')}×${code}`);
@@ -63,6 +78,15 @@ function showStatus(status: () => ReceiverStatus): () => void {
   };
 }
 
+const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+
+/** What the collector waits for once told to stop, and what a second signal does. */
+function stoppingLine(buffered: number, dir: string | undefined, spillDir: string): string {
+  const waiting = `${count(buffered, 'trace')} waiting for the store; trying it for up to ${DEFAULT_CLOSE_TIMEOUT_MS / 1000} s`;
+  const then = dir ? ` (they are in ${printable(dir)} too; Ctrl-C again stops now)` : `, then saving them in ${printable(spillDir)} (Ctrl-C again saves them now)`;
+  return `jsprof: stopping: ${waiting}${then}`;
+}
+
 export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
   program
     .command('serve')
@@ -73,7 +97,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .option('--store <store>', `write the traces into ${STORE_HELP}`)
     .addOption(new Option('-s, --source-maps <dir>', `with --store: map frames through ${SOURCE_MAPS_HELP}`).conflicts('releaseMaps'))
     .option('--release-maps <dir>', 'with --store: map each trace through the source maps in <dir>/<release>/')
-    .option('--allow-origin <origin>', 'accept traces only from pages of this origin (https://shop.example); repeatable', collect)
+    .option('--allow-origin <origin>', 'accept traces only from pages of this origin (https://shop.example); repeatable', collectOrigin)
     .option('--key <key>', 'accept only requests carrying this key (x-jsprof-key header or ?key= in the URL); default $JSPROF_KEY')
     .option('--rate <n>', 'traces per second each client may send, on average', positive('--rate'), DEFAULT_RATE_LIMIT.perSecond)
     .option('--burst <n>', 'traces a client may send at once', wholeNumber('--burst', 1), DEFAULT_RATE_LIMIT.burst)
@@ -98,7 +122,12 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         ['--spill-dir', (!opts.store || opts.dir) && opts.spillDir !== 'jsprof-unwritten', !opts.store ? 'no --store' : '--dir (the traces are kept there)'],
       ].find(([, given]) => given);
       if (unused) throw new UsageError(`${unused[0]} does nothing with ${unused[2]}`);
-      const store: Store | undefined = opts.store ? await openStore(opts.store) : undefined;
+      checkMapsDirs(opts);
+      if (opts.dir && fs.statSync(opts.dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`${opts.dir}: not a directory`);
+      const saved = opts.dir ? `they are in ${printable(opts.dir)} too` : `saved in ${printable(opts.spillDir)} at shutdown if it is still down`;
+      const unreachable = (error: Error) =>
+        process.stderr.write(`jsprof: the store cannot be reached (${printable(error.message)}); collecting anyway: traces wait for it, up to --max-buffered, and are written once it answers (${saved})\n`);
+      const store: Store | undefined = opts.store ? await openStore(opts.store, { onUnreachable: unreachable }) : undefined;
       try {
         const collector = await startCollector({
           port: opts.port,
@@ -113,6 +142,10 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
           maxBytes: opts.maxBody * 1024,
           maxInflatedBytes: opts.maxInflated * 1024,
           bodyTimeoutMs: opts.bodyTimeout * 1000,
+          onSignal: (_signal, count) => {
+            const status = collector.receiver.status();
+            if (count === 1 && status.store?.buffered) process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${stoppingLine(status.store.buffered, opts.dir, opts.spillDir)}\n`);
+          },
         });
         const into = [opts.dir && `files in ${printable(opts.dir)}`, store && printable(store.description)].filter(Boolean).join(' and ');
         process.stderr.write(`jsprof: collecting traces at ${collector.url} into ${into} (SIGTERM or Ctrl-C stops)\n`);
@@ -122,7 +155,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         process.stderr.write(`${statusLine(collector.receiver.status(), 0).replace(/ \(0\/s\)/, '')}; stopped\n`);
         if (summary.unwritten > 0) {
           const where = opts.dir ? `they are in ${opts.dir}` : summary.savedIn ? `saved in ${summary.savedIn}` : 'they are lost';
-          process.stderr.write(`jsprof: ${summary.unwritten} accepted traces could not be written to the store; ${where} (jsprof ingest <dir> --store … loads them)\n`);
+          process.stderr.write(`jsprof: ${count(summary.unwritten, 'accepted trace')} could not be written to the store; ${where} (jsprof ingest <dir> --store … loads them)\n`);
           if (!opts.dir && !summary.savedIn) setExitCode(1);
         }
       } finally {

@@ -19,7 +19,7 @@ export function withSourceMaps<D extends TraceDocument>(document: D, dir: string
  */
 export function sourceMapper(dir: string): { map: (document: TraceDocument) => TraceDocument; done: () => void } {
   const maps = new SourceMaps(dir);
-  const all: SymbolicateStats = { frames: 0, mapped: 0, withoutMap: [], badMaps: maps.badMaps };
+  const all: SymbolicateStats = { frames: 0, mapped: 0, withoutMap: [], badMaps: maps.badMaps, ambiguousMaps: maps.ambiguousMaps };
   const withoutMap = new Set<string>();
   return {
     map(document) {
@@ -38,6 +38,7 @@ function tellMapped(stats: SymbolicateStats): void {
   const shown = stats.withoutMap.slice(0, 10).join(', ');
   if (stats.withoutMap.length) lines.push(`jsprof: no source map for ${shown}${stats.withoutMap.length > 10 ? ` and ${stats.withoutMap.length - 10} more` : ''}`);
   for (const bad of stats.badMaps) lines.push(`jsprof: could not read the source map ${bad}`);
+  for (const both of stats.ambiguousMaps) lines.push(`jsprof: several different source maps fit ${both}; the first was used (give -s the directory of one build)`);
   process.stderr.write(printableLines(`${lines.join('\n')}\n`));
 }
 

@@ -3,6 +3,7 @@
  * through `@clickhouse/client` against a server, or through chdb (ClickHouse in-process) on one
  * machine and in the tests.
  */
+import * as http from 'node:http';
 
 export type InsertSettings = Record<string, string | number>;
 
@@ -17,11 +18,48 @@ export interface ClickHouseExecutor {
   close(): Promise<void>;
 }
 
+/** What a ClickHouse server's client says went wrong; `unreachable` when no answer came at all. */
+export class ClickHouseError extends Error {
+  constructor(
+    message: string,
+    readonly unreachable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The errors of a connection that got no answer: refused, reset, timed out, or no such host. */
+const NO_ANSWER = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const unanswered = (error: Error) => NO_ANSWER.has((error as NodeJS.ErrnoException).code ?? '') || error.message === 'Timeout error.';
+
+type Client = ReturnType<typeof import('@clickhouse/client').createClient>;
+
+/**
+ * What to say of an error answer with no text, as a proxy or another server gives it: the client
+ * keeps no status, so the status of a `SELECT 1` of our own.
+ */
+async function emptyAnswer(client: Client): Promise<string> {
+  try {
+    const { http_status_code: status, stream } = await client.exec({ query: 'SELECT 1', ignore_error_response: true });
+    stream.resume();
+    if (status !== undefined && (status < 200 || status > 299)) return `${status} ${http.STATUS_CODES[status] ?? 'error'} (is this a ClickHouse server?)`;
+  } catch {
+    // no answer to that either: the error without its status
+  }
+  return 'an HTTP error with no message (is this a ClickHouse server?)';
+}
+
 function requireOptional<T>(name: string, what: string): T {
+  try {
+    require.resolve(name);
+  } catch {
+    throw new Error(`${what} needs the package ${name}, which is not installed: npm i ${name}`);
+  }
   try {
     return require(name);
   } catch (error) {
-    throw new Error(`${what} needs the package ${name}, which is not installed (npm i ${name}): ${(error as Error).message}`);
+    // Node's own message goes on with the stack of requiring modules, a line each.
+    throw new Error(`${what} needs the package ${name}, which could not be loaded: ${(error as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -36,8 +74,9 @@ export function clickhouseClientExecutor(url: string): ClickHouseExecutor {
   });
   const description = `ClickHouse ${new URL(url).origin}`;
   const said = <T>(work: () => Promise<T>): Promise<T> =>
-    work().catch((error: Error) => {
-      throw new Error(`${description}: ${error.message}`);
+    work().catch(async (error: Error) => {
+      const message = error.message.trim() === '' ? await emptyAnswer(client) : error.message;
+      throw new ClickHouseError(`${description}: ${message}`, unanswered(error));
     });
   return {
     description,

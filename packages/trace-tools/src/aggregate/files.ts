@@ -9,9 +9,16 @@ import { AggregateOptions, AggregateResult, Aggregator } from './aggregator';
 export const TRACE_FILE = /\.(json|gz)$/i;
 
 /**
+ * The names `jsprof symbolicate` and `jsprof convert --to speedscope` give what they write beside a
+ * trace: in a directory, a page load that counts already, or no trace at all.
+ */
+export const DERIVED_FILE = /\.(symbolicated|speedscope)\.json$/i;
+
+/**
  * The files named, and every .json, .json.gz and .gz file under the directories named (searched
- * recursively, in name order; symbolic links are not followed). A file is listed once. A
- * directory inside them that cannot be read is passed to `onUnreadable` and skipped.
+ * recursively, in name order; symbolic links are not followed), but those named as `DERIVED_FILE`.
+ * A file is listed once. A directory inside them that cannot be read is passed to `onUnreadable`
+ * and skipped.
  */
 export function findTraceFiles(paths: string[], onUnreadable: (dir: string, error: Error) => void = () => {}): string[] {
   const files: string[] = [];
@@ -33,7 +40,7 @@ export function findTraceFiles(paths: string[], onUnreadable: (dir: string, erro
     for (const entry of entries) {
       const child = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(child, false);
-      else if (entry.isFile() && TRACE_FILE.test(entry.name)) add(child);
+      else if (entry.isFile() && TRACE_FILE.test(entry.name) && !DERIVED_FILE.test(entry.name)) add(child);
     }
   };
   for (const given of paths) {
