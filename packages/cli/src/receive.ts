@@ -15,6 +15,7 @@ import { removeStaleTempFiles, writeAtomic } from './files';
 import { BodyLimits, Refused, inflate, parseDocument, readBody } from './receive-body';
 import { DEFAULT_RATE_LIMIT, RateLimit, RateLimiter, clientOf, hasKey, normalizeOrigin } from './receive-guard';
 import { CloseSummary, StoreStatus, StoreWriter, StoreWriterOptions } from './receive-store';
+import { browserOf } from './user-agent';
 
 export { META_LIMITS } from './receive-body';
 export { DEFAULT_RATE_LIMIT } from './receive-guard';
@@ -97,6 +98,8 @@ export function traceReceiver(options: ReceiverOptions): TraceReceiver {
     if (wait) throw new Refused(429, 'too many traces from this client', wait);
     if (writer?.full) throw new Refused(503, 'the store is behind; try again later', 5);
     const document = parseDocument(await inflate(await readBody(req, limits), limits.maxInflatedBytes));
+    const browser = document.meta?.browser === undefined ? browserOf(req.headers['user-agent']) : undefined;
+    if (browser) document.meta = { ...document.meta, browser };
     // From here on, nothing waits: the trace is accepted whole or not at all.
     if (writer?.full) throw new Refused(503, 'the store is behind; try again later', 5);
     const rows = writer && rowsOrRefused(writer, document);

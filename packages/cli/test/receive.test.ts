@@ -64,6 +64,25 @@ describe('traceReceiver', () => {
     expect(got.trace.samples[0]).toEqual(JSON.parse(JSON.stringify(trace.samples[0])));
   });
 
+  test("meta.browser, where the page sent none, is the browser and major version of the request's User-Agent", async () => {
+    const agents: [string, string | undefined][] = [
+      ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/150.0.7871.100 Safari/537.36', 'Chrome 150'],
+      ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36 Edg/142.0.3595.53', 'Edge 142'],
+      ['Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0', 'Firefox 140'],
+      ['Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1', 'Safari 18'],
+      ['curl/8.5.0', undefined],
+    ];
+    for (const [agent, browser] of agents) {
+      const response = await fetch(url, { method: 'POST', headers: { 'user-agent': agent }, body: JSON.stringify({ meta: { agent }, trace: sampleTrace(3) }) });
+      expect(response.status).toBe(204);
+    }
+    const byAgent = new Map(stored().map((t) => [t.meta.agent, t.meta.browser]));
+    for (const [agent, browser] of agents) expect([agent, byAgent.get(agent)]).toEqual([agent, browser]);
+    // what the page sent is kept
+    await fetch(url, { method: 'POST', headers: { 'user-agent': agents[0][0] }, body: JSON.stringify({ meta: { own: 1, browser: 'kiosk' }, trace: sampleTrace(3) }) });
+    expect(stored().find((t) => t.meta.own === 1).meta.browser).toBe('kiosk');
+  });
+
   test('plain JSON is accepted too', async () => {
     const response = await post(JSON.stringify({ meta: { plain: 1 }, trace: sampleTrace(3) }));
     expect(response.status).toBe(204);
