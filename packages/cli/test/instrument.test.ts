@@ -277,6 +277,15 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(fs.existsSync(path.join(out, 'good.js'))).toBe(true);
   });
 
+  test("a syntax error in an ES module's .js file is the module's own, at its place (not the script goal's at 1:1)", () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'mod.js'), "import x from './y.js';\nexport function f(a) {\n  for (const i of a) { x(i) }\n  return a +;\n}\n");
+    fs.writeFileSync(path.join(dir, 'jsx.js'), "import x from './y.js';\nconst el = <div>{x}</div>;\n");
+    const run = jsprof(['instrument', dir, '--out-dir', path.join(dir, 'out')]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^jsprof: syntax error in .*jsx\.js:2:12: Unexpected token\njsprof: syntax error in .*mod\.js:4:13: Unexpected token\n/);
+  });
+
   test('--in-place leaves a broken file exactly as it was and leaves no temporary file', () => {
     const dir = tempDir();
     const bad = 'var x = ;\n';
