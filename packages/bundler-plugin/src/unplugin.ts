@@ -27,6 +27,8 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
   // bad options fail when the config loads, not in the middle of a build
   normalizeOptions(policy);
   const instrumented = moduleFilter({ include, exclude }, meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS);
+  // What `include` would have under vite or rollup: under esbuild, the files it names that jsprof cannot instrument there.
+  const included = include === undefined ? null : moduleFilter({ include, exclude }, SCRIPTS);
   if (sampling) checkSampling(sampling);
   // A sampled build's first pass is plain: jsprof does nothing to it but start the second.
   const instrumenting = () => !sampling || inInstrumentedPass();
@@ -87,6 +89,7 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
       // The code jsprof hands back is compiled by the loader esbuild would have used (unplugin's guess is 'js').
       loader: (_, id) => esbuildLoader(fileOf(id)),
       setup(build) {
+        if (included && instrumenting()) warnOfUncompiled(build, (file) => included(file) && !instrumented(file));
         if (build.initialOptions.write === false) return;
         if (!instrumenting()) return void sampledEsbuild(build, sampling!);
         const footer = build.initialOptions.footer?.js;
@@ -106,6 +109,24 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     },
   };
 });
+
+/**
+ * esbuild: one warning a build, at the first file `include` asks for (`wanted`) that jsprof never sees
+ * as JavaScript, because esbuild compiles it after its plugins run (TypeScript, JSX). It is given as
+ * the file loads (esbuild prints no warning an `onEnd` callback returns), and the file loads as before.
+ */
+function warnOfUncompiled(build: any, wanted: (file: string) => boolean): void {
+  let warned = false;
+  build.onStart(() => {
+    warned = false;
+  });
+  build.onLoad({ filter: UNCOMPILED }, (args: { path: string }) => {
+    if (warned || !wanted(args.path)) return undefined;
+    warned = true;
+    const text = `jsprof: include matches ${args.path}, but esbuild hands plugins TypeScript and JSX before compiling them, so jsprof instruments only .js, .mjs and .cjs files there; to instrument the others, build without jsprof's plugin and run \`jsprof instrument\` on the output`;
+    return { warnings: [{ text }] };
+  });
+}
 
 /** Files the build compiles to JavaScript: a syntax error there may be TypeScript or JSX that reached jsprof first. */
 const UNCOMPILED = /\.([cm]?ts|[jt]sx)$/;

@@ -57,6 +57,27 @@ describe('esbuild', () => {
     const build = esbuild.build({ entryPoints: [path.join(dir, 'app.js')], bundle: true, write: false, logLevel: 'silent', plugins: [jsprofUnplugin.esbuild({})] });
     await expect(build).rejects.toThrow(/app\.js:1:18: Unexpected token/);
   });
+
+  test('include matching TypeScript files, which jsprof cannot instrument under esbuild, gives one warning saying what to do', async () => {
+    write({ 'src/app.tsx': "import { sum } from './sum';\nexport const App = ({ n }: { n: number }) => <b>{sum(n)}</b>;\n", 'src/sum.ts': LOOP.replace('(n)', '(n: number)'), 'src/plain.js': LOOP });
+    const build = (include: string) =>
+      esbuild.build({
+        entryPoints: [path.join(dir, 'src/app.tsx'), path.join(dir, 'src/plain.js')],
+        bundle: true,
+        write: false,
+        outdir: path.join(dir, 'out'),
+        jsx: 'automatic',
+        external: ['react/jsx-runtime'],
+        logLevel: 'silent',
+        plugins: [jsprofUnplugin.esbuild({ threshold: 1, include })],
+      });
+    const matching = await build(`${dir}/src/**`);
+    expect(matching.warnings.map((w) => w.text)).toEqual([
+      `jsprof: include matches ${path.join(dir, 'src/app.tsx')}, but esbuild hands plugins TypeScript and JSX before compiling them, so jsprof instruments only .js, .mjs and .cjs files there; to instrument the others, build without jsprof's plugin and run \`jsprof instrument\` on the output`,
+    ]);
+    expect(matching.outputFiles.map((f) => CHECK.test(f.text))).toEqual([false, true]); // app.tsx and sum.ts, plain.js
+    expect((await build(`${dir}/src/*.js`)).warnings).toEqual([]);
+  });
 });
 
 describe('rollup', () => {
