@@ -25,6 +25,7 @@ import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy'
 import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets, copySiteAssets } from './sampled-pages';
+import { Copy, carryPackageScopes } from './package-scope';
 
 export interface BundleOptions {
   outDir?: string;
@@ -76,7 +77,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
       return 2;
     }
   }
-  let files: { file: string; relative: string }[];
+  let files: Input[];
   try {
     files = collect(inputs, outDir);
   } catch (error) {
@@ -113,6 +114,10 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     reports.push(report);
   });
   if (progress) process.stderr.write('\r\x1b[K');
+  if (outDir) {
+    const copies = files.map((f, i) => ({ ...f, output: outputs[i] })).filter((c, i) => reports[i].output !== null && c.file.endsWith('.js'));
+    for (const line of carryModuleTypes(copies, outDir)) process.stderr.write(printableLines(`jsprof: ${line}\n`));
+  }
 
   const failed = reports.filter((r) => r.error).length;
   let pages: string[] | undefined;
@@ -140,12 +145,19 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   return failed || pagesError ? 1 : 0;
 }
 
+/** A file to instrument, the directory its output's path is relative to (one given, or its own), and that path. */
+interface Input {
+  file: string;
+  root: string;
+  relative: string;
+}
+
 /**
  * The files named, and the script files under the directories named (not in node_modules, nor in
  * the output directory), with their paths relative to the argument.
  */
-function collect(inputs: string[], outDir: string | null): { file: string; relative: string }[] {
-  const out: { file: string; relative: string }[] = [];
+function collect(inputs: string[], outDir: string | null): Input[] {
+  const out: Input[] = [];
   for (const input of inputs) {
     const full = path.resolve(input);
     let stat: fs.Stats;
@@ -155,12 +167,21 @@ function collect(inputs: string[], outDir: string | null): { file: string; relat
       throw new UserError(`no such file or directory: ${input}`);
     }
     if (stat.isDirectory()) {
-      for (const file of filesUnder(full, SCRIPT, outDir)) out.push({ file, relative: path.relative(full, file) });
+      for (const file of filesUnder(full, SCRIPT, outDir)) out.push({ file, root: full, relative: path.relative(full, file) });
     } else {
-      out.push({ file: full, relative: path.basename(full) });
+      out.push({ file: full, root: path.dirname(full), relative: path.basename(full) });
     }
   }
   return out;
+}
+
+/** Carries the package.json files that make the copies load as ES modules or CommonJS, as their files do; what it could not, one line each. */
+function carryModuleTypes(copies: Copy[], outDir: string): string[] {
+  try {
+    return carryPackageScopes(copies, outDir);
+  } catch (error) {
+    return [`cannot write the package.json that makes the copies in ${path.relative(process.cwd(), outDir) || outDir} load as their files do: ${describeFsError(error)}`];
+  }
 }
 
 /** Strict, and keeping a byte order mark: the text must be the file's, character for character. */

@@ -414,6 +414,29 @@ describe('jsprof instrument on bad input and bad places', () => {
   });
 });
 
+test('--out-dir: the copies load as ES modules or CommonJS as their files do (the package.json files that decide are carried)', () => {
+  const project = tempDir();
+  const src = path.join(project, 'dist');
+  fs.writeFileSync(path.join(project, 'package.json'), '{"name": "app", "type": "module"}\n');
+  fs.mkdirSync(path.join(src, 'cjs'), { recursive: true });
+  fs.writeFileSync(path.join(src, 'sum.js'), 'export function sum(a) { let s = 0; for (const x of a) s += x; return s; }\n');
+  fs.writeFileSync(path.join(src, 'cjs/package.json'), '{"type": "commonjs"}\n');
+  fs.writeFileSync(path.join(src, 'cjs/count.js'), 'exports.count = function count(a) { let n = 0; for (const x of a) if (x) n++; return n; };\n');
+  const elsewhere = tempDir();
+  const out = path.join(elsewhere, 'out');
+  const run = jsprof(['instrument', src, '--out-dir', out, '--threshold', '1']);
+  expect([run.status, run.stderr]).toEqual([0, 'jsprof: instrumented 2 of 2 functions in 2 files\n']);
+  expect(JSON.parse(fs.readFileSync(path.join(out, 'package.json'), 'utf8'))).toEqual({ type: 'module' });
+  expect(fs.readFileSync(path.join(out, 'cjs/package.json'), 'utf8')).toBe('{"type": "commonjs"}\n');
+  const load = `import(${JSON.stringify(path.join(out, 'sum.js'))}).then((m) => console.log(m.sum([1, 2]), require(${JSON.stringify(path.join(out, 'cjs/count.js'))}).count([0, 1, 1])))`;
+  expect(spawnSync(process.execPath, ['-e', load], { encoding: 'utf8', cwd: elsewhere })).toMatchObject({ stderr: '', stdout: '3 2\n' });
+
+  // Two files given, wanting different types of the one directory their copies share: said, one line.
+  const mixed = path.join(elsewhere, 'mixed');
+  const two = jsprof(['instrument', path.join(src, 'sum.js'), path.join(src, 'cjs/count.js'), '--out-dir', mixed]);
+  expect(two.stderr).toMatch(/^jsprof: .*mixed\/sum\.js will not load as .*dist\/sum\.js does: .*mixed\/package\.json declares "type": "commonjs", the file's "type": "module"\n/);
+});
+
 test('instrumented files add no enumerable globals, with the runtime or without it (a test runner\'s leak check passes)', () => {
   const dir = tempDir('jsprof-leak-');
   fs.mkdirSync(path.join(dir, 'src'));
