@@ -48,6 +48,7 @@ export class JsprofWebpackPlugin {
 
   apply(compiler: any): void {
     const { include, exclude, sampling, ...policy } = this.options;
+    warnOfEvalDevtool(compiler);
     // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
     if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
     compiler.options.module.rules.push({
@@ -72,6 +73,21 @@ export class JsprofWebpackPlugin {
       });
     });
   }
+}
+
+/**
+ * A devtool of the `eval` family (development mode's default) runs each module's code through
+ * `eval`: code without a URL, whose frames a profile leaves out (as Chromium's does), so the trace
+ * would show webpack's module wrappers only. One warning in the build's output.
+ */
+function warnOfEvalDevtool(compiler: any): void {
+  compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
+    // As the mode's defaults made it: they apply after the plugins.
+    const devtool = compiler.options.devtool;
+    if (typeof devtool !== 'string' || !devtool.includes('eval')) return;
+    const message = `jsprof: devtool '${devtool}' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use a devtool without eval, such as 'source-map' or 'cheap-module-source-map'`;
+    compilation.warnings.push(new compiler.webpack.WebpackError(message));
+  });
 }
 
 /**
