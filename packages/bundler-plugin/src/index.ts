@@ -19,7 +19,7 @@ import { normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { SCRIPTS, moduleFilter } from './filter';
-import type { JsprofPluginOptions } from './options';
+import { JsprofPluginOptions, checkOptionNames } from './options';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 export type { JsprofPluginOptions } from './options';
@@ -38,6 +38,7 @@ export class JsprofWebpackPlugin {
   private readonly instrumented: (file: string) => boolean;
 
   constructor(options: JsprofPluginOptions = {}) {
+    checkOptionNames(options);
     const { include, exclude, sampling, ...policy } = options;
     // bad options fail when the config loads, not in the middle of a build
     normalizeOptions(policy);

@@ -16,13 +16,14 @@ import { createUnplugin } from 'unplugin';
 import type { Loader } from 'esbuild';
 import { JsSyntaxError, TABLE_REGISTRATION, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
-import type { JsprofPluginOptions } from './options';
+import { JsprofPluginOptions, checkOptionNames } from './options';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { JAVASCRIPT, SCRIPTS, moduleFilter } from './filter';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 
 export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((options = {}, meta) => {
+  checkOptionNames(options);
   const { include, exclude, sampling, ...policy } = options;
   // bad options fail when the config loads, not in the middle of a build
   normalizeOptions(policy);

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import webpack from 'webpack';
-import { JsprofWebpackPlugin } from '../src';
+import { JsprofWebpackPlugin, jsprofUnplugin } from '../src';
 
 let dir: string;
 beforeEach(() => {
@@ -30,5 +30,25 @@ describe('webpack', () => {
     expect(await webpackWarnings({ mode: 'development', devtool: 'eval-cheap-module-source-map' })).toEqual([expect.stringMatching(/^jsprof: devtool 'eval-cheap-module-source-map' runs each module through eval/)]);
     expect(await webpackWarnings({ mode: 'development', devtool: 'cheap-module-source-map' })).toEqual([]);
     expect(await webpackWarnings({ mode: 'production', devtool: 'source-map' })).toEqual([]);
+  });
+});
+
+describe('options', () => {
+  const adapters: Record<string, (options: any) => unknown> = {
+    vite: (options) => jsprofUnplugin.vite(options),
+    rollup: (options) => jsprofUnplugin.rollup(options),
+    esbuild: (options) => jsprofUnplugin.esbuild(options),
+    webpack: (options) => new JsprofWebpackPlugin(options),
+  };
+  const KNOWN = 'known options are: threshold, loopingFunctions, loops, exits, include, exclude, sampling';
+
+  test.each(Object.keys(adapters))('%s: the other front ends\' runtime options are refused, saying why; a misspelt option gets the list of the plugin\'s own', (adapter) => {
+    const make = adapters[adapter];
+    expect(() => make({ runtime: 'import', importSource: 'nope' })).toThrow(
+      `@jsprof: the plugin does not take "runtime": its code always reaches the runtime through globalThis.__jsprof (load @jsprof/runtime/global first); ${KNOWN}`,
+    );
+    expect(() => make({ importSource: '@jsprof/runtime' })).toThrow('@jsprof: the plugin does not take "importSource"');
+    expect(() => make({ treshold: 10, include: 'src/**' })).toThrow(`@jsprof: unknown option "treshold"; ${KNOWN}`);
+    expect(() => make({ threshold: 5, loopingFunctions: false, loops: true, exits: false, include: 'src/**', exclude: /x/, sampling: { rate: 0.5 } })).not.toThrow();
   });
 });
