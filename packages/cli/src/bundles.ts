@@ -16,7 +16,8 @@ import {
   TooDeeplyNestedError,
   instrument,
   parseJs,
-  readSourceMap,
+  UnusableSourceMap,
+  loadSourceMap,
   relocateSources,
   splitSourceMappingUrl,
   withInlineSourceMap,
@@ -240,7 +241,8 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     return finish();
   }
 
-  const input = readSourceMap(code, file);
+  const own = loadSourceMap(code, file);
+  const input = own && 'map' in own ? own : null;
   let result;
   try {
     result = instrument(
@@ -255,11 +257,14 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   }
   report.functions = result.stats.functions;
   report.instrumented = result.stats.instrumented;
-  report.warning = protocolWarning(shown, result.protocol) ?? undefined;
+  const foreign = protocolWarning(shown, result.protocol);
+  // A map that cannot be used is not named by the output, which it would not describe.
+  const unusable = own && !input && !foreign ? (own as UnusableSourceMap) : null;
+  report.warning = foreign ?? (unusable ? unusableMapWarning(shown, unusable, result.map ? path.basename(file) : null) : undefined);
 
   // A script with a table says so, for the runtime (once: a second pass finds it there).
   // A file with checks of another protocol is left byte for byte, without a table.
-  const tables = options.functionTable && !report.warning;
+  const tables = options.functionTable && !foreign;
   const registers = tables && !result.code.includes(TABLE_REGISTRY);
   let text = registers ? withLineBeforeSourceMappingUrl(result.code, TABLE_REGISTRATION) : result.code;
   const files: [string, string][] = [];
@@ -272,6 +277,8 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
       text = `${splitSourceMappingUrl(text).body}//# sourceMappingURL=${path.basename(mapFile)}\n`;
       files.push([mapFile, JSON.stringify(map)]);
     }
+  } else if (unusable) {
+    text = splitSourceMappingUrl(text).body;
   }
   // An unchanged file is not rewritten in place (its text is the input's, and it has no new map), nor its table.
   const rewrite = result.changed || registers || output !== file;
@@ -288,6 +295,12 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   report.output = path.relative(process.cwd(), output) || output;
   report.bytesOut = Buffer.byteLength(text);
   return finish();
+}
+
+/** What became of a file's source map that cannot be used: no map, or (`--source-map`) one to the file as it is. */
+function unusableMapWarning(shown: string, map: UnusableSourceMap, mapTo: string | null): string {
+  const which = map.inline ? 'its inline source map' : `its source map ${map.url}`;
+  return `${shown}: ${which} cannot be used (${map.problem}), so the output ${mapTo ? `gets a map to ${mapTo} as it is` : 'names none'}`;
 }
 
 /** The code with `line` added at its end, before its trailing sourceMappingURL comment if it has one. */

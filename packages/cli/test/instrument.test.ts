@@ -111,12 +111,19 @@ describe('jsprof instrument on popular dist files', () => {
     expect(run.status).toBe(0);
     expect(report.files).toHaveLength(LIBRARIES.length);
     for (const f of report.files) {
-      expect(Object.keys(f).sort()).toEqual(['bytesIn', 'bytesOut', 'file', 'functions', 'instrumented', 'ms', 'output'].sort());
+      // typescript.js names a map its package does not ship.
+      const warning = f.file.endsWith('typescript.js') ? ['warning'] : [];
+      expect(Object.keys(f).sort()).toEqual(['bytesIn', 'bytesOut', 'file', 'functions', 'instrumented', 'ms', 'output', ...warning].sort());
       expect(f.instrumented).toBeGreaterThan(0);
       expect(f.instrumented).toBeLessThanOrEqual(f.functions);
       expect(f.bytesOut).toBeGreaterThan(f.bytesIn);
       expect(fs.statSync(path.resolve(ROOT, f.output)).size).toBe(f.bytesOut);
     }
+  });
+
+  test('a map a file names but its package does not ship is said, and the output names none', () => {
+    expect(run.stderr).toMatch(/^jsprof: .*typescript\.js: its source map typescript\.js\.map cannot be used \(no such file\), so the output names none\n/);
+    expect(fs.readFileSync(path.join(out, 'typescript.js'), 'utf8')).not.toContain('sourceMappingURL=typescript.js.map');
   });
 
   test('the libraries compute exactly what they did, without the runtime and while profiled', () => {
@@ -296,6 +303,39 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(fs.readFileSync(path.join(dir, 'bad.js'), 'utf8')).toBe(bad);
     expect(fs.readFileSync(path.join(dir, 'good.js'), 'utf8')).toContain('delete __jsprof$s[1]');
     expect(fs.readdirSync(dir).sort()).toEqual(['bad.js', 'good.js', 'good.js.jsprof.json']);
+  });
+
+  test('a source map that cannot be used is named, one line a file, and the output names no map it would not describe', () => {
+    const dir = tempDir();
+    const code = (url: string) => `function f(a) { for (const x of a) console.log(x); }\nf([1]);\n//# sourceMappingURL=${url}\n`;
+    const files = {
+      'missing.js': code('missing.js.map'),
+      'notjson.js': code('notjson.js.map'),
+      'remote.js': code('https://cdn.example.com/remote.js.map'),
+      'notamap.js': code('notamap.js.map'),
+      'inline.js': code('data:application/json;base64,AAAA'),
+    };
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    fs.writeFileSync(path.join(dir, 'notjson.js.map'), '{not json');
+    fs.writeFileSync(path.join(dir, 'notamap.js.map'), '{"version": 3}');
+    const out = path.join(dir, 'out');
+    const run = jsprof(['instrument', ...Object.keys(files).map((f) => path.join(dir, f)), '--out-dir', out, '--threshold', '1']);
+    expect(run.status).toBe(0);
+    const said = (name: string) => run.stderr.split('\n').filter((line) => line.includes(`${name}: its `));
+    expect(said('missing.js')).toEqual([expect.stringMatching(/^jsprof: .*missing\.js: its source map missing\.js\.map cannot be used \(no such file\), so the output names none$/)]);
+    expect(said('notjson.js')).toEqual([expect.stringMatching(/its source map notjson\.js\.map cannot be used \(it is not JSON\), so the output names none$/)]);
+    expect(said('remote.js')).toEqual([expect.stringMatching(/its source map https:\/\/cdn\.example\.com\/remote\.js\.map cannot be used \(it is not a local file\), so the output names none$/)]);
+    expect(said('notamap.js')).toEqual([expect.stringMatching(/its source map notamap\.js\.map cannot be used \(it is not a source map\), so the output names none$/)]);
+    expect(said('inline.js')).toEqual([expect.stringMatching(/its inline source map cannot be used \(it is not JSON\), so the output names none$/)]);
+    for (const name of Object.keys(files)) {
+      const text = fs.readFileSync(path.join(out, name), 'utf8');
+      expect([name, text.includes('__jsprof$c['), text.includes('sourceMappingURL')]).toEqual([name, true, false]);
+    }
+    // --source-map: a map from the output to the file as it is, named instead.
+    const mapped = jsprof(['instrument', path.join(dir, 'remote.js'), '--out-dir', path.join(dir, 'mapped'), '--threshold', '1', '--source-map']);
+    expect(mapped.stderr).toMatch(/remote\.js: its source map https:\/\/cdn\.example\.com\/remote\.js\.map cannot be used \(it is not a local file\), so the output gets a map to remote\.js as it is\n/);
+    expect(fs.readFileSync(path.join(dir, 'mapped/remote.js'), 'utf8').trimEnd().endsWith('//# sourceMappingURL=remote.js.map')).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'mapped/remote.js.map'), 'utf8')).sources).toEqual(['../remote.js']);
   });
 
   test('a file that is not UTF-8 is left byte for byte as it was, named, and the others go on', () => {
