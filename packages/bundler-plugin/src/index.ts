@@ -10,7 +10,8 @@
  *   const { JsprofWebpackPlugin } = require('@jsprof/bundler-plugin');
  *   module.exports = { devtool: 'source-map', plugins: [new JsprofWebpackPlugin({ threshold: 10 })] };
  *
- * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
+ * The page loads the runtime first (`@jsprof/runtime/global`); without it the code computes what it
+ * did, but a function's text carries the checks (docs/design.md, "Function text").
  * With `sampling: { rate }`, the build stays plain and an instrumented one is written beside it, with a
  * snippet that picks one per page load and profiles the picked ones (sampling.ts).
  */

@@ -1,7 +1,8 @@
 /**
  * `jsprof instrument`: rewrites prebuilt JavaScript files (bundles, dist files; minified or not) with
  * jsprof's checks, chaining their source maps. Code reaches the runtime through the global, as code
- * meant for browsers does, and runs unchanged where the runtime is absent.
+ * meant for browsers does, and computes what it did where the runtime is absent (a function's
+ * text, though, carries the checks unless the runtime is loaded: docs/design.md, "Function text").
  *
  * Nothing is written for a file that fails (a syntax error names file:line:col); other files go on;
  * in-place writes replace a file atomically.

@@ -477,6 +477,27 @@ test('--out-dir: the copies load as ES modules or CommonJS as their files do (th
   expect(two.stderr).toMatch(/^jsprof: .*mixed\/sum\.js will not load as .*dist\/sum\.js does: .*mixed\/package\.json declares "type": "commonjs", the file's "type": "module"\n/);
 });
 
+test('a function shipped as text to a worker, as the README says: it throws where no runtime is, and runs where the runtime is loaded when toString() is called or where the text runs', () => {
+  const dir = tempDir();
+  const runtime = require.resolve('@jsprof/runtime');
+  fs.writeFileSync(
+    path.join(dir, 'ship.js'),
+    `const { Worker } = require('worker_threads');
+function task(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }
+const load = process.env.IN_WORKER ? 'require(' + JSON.stringify(process.env.IN_WORKER) + ');' : '';
+const worker = new Worker(load + "require('worker_threads').parentPort.postMessage((" + task.toString() + ")(1000));", { eval: true });
+worker.on('message', (m) => console.log('result', m));
+worker.on('error', (e) => console.log('error:', e.message));
+`,
+  );
+  expect(jsprof(['instrument', path.join(dir, 'ship.js'), '--in-place', '--threshold', '1']).status).toBe(0);
+  const ship = (preload: string, env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, ['-e', `${preload} require(${JSON.stringify(path.join(dir, 'ship.js'))});`], { encoding: 'utf8', env: { ...process.env, ...env } }).stdout;
+  expect(ship('')).toBe('error: __jsprof$c is not defined\n');
+  expect(ship(`require(${JSON.stringify(runtime)});`)).toBe('result 499500\n');
+  expect(ship('', { IN_WORKER: runtime })).toBe('result 499500\n');
+});
+
 test('instrumented files add no enumerable globals, with the runtime or without it (a test runner\'s leak check passes)', () => {
   const dir = tempDir('jsprof-leak-');
   fs.mkdirSync(path.join(dir, 'src'));
