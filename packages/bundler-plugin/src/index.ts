@@ -10,7 +10,8 @@
  *   const { JsprofWebpackPlugin } = require('@jsprof/bundler-plugin');
  *   module.exports = { devtool: 'source-map', plugins: [new JsprofWebpackPlugin({ threshold: 10 })] };
  *
- * The page loads the runtime first (`@jsprof/runtime/global`), or the code runs unchanged without it.
+ * The page loads the runtime first (`@jsprof/runtime/global`); without it the code computes what it
+ * did, but a function's text carries the checks (docs/design.md, "Function text").
  * With `sampling: { rate }`, the build stays plain and an instrumented one is written beside it, with a
  * snippet that picks one per page load and profiles the picked ones (sampling.ts).
  */
@@ -19,7 +20,7 @@ import { normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { SCRIPTS, moduleFilter } from './filter';
-import type { JsprofPluginOptions } from './options';
+import { JsprofPluginOptions, checkOptionNames } from './options';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 export type { JsprofPluginOptions } from './options';
@@ -38,6 +39,7 @@ export class JsprofWebpackPlugin {
   private readonly instrumented: (file: string) => boolean;
 
   constructor(options: JsprofPluginOptions = {}) {
+    checkOptionNames(options);
     const { include, exclude, sampling, ...policy } = options;
     // bad options fail when the config loads, not in the middle of a build
     normalizeOptions(policy);
@@ -48,6 +50,7 @@ export class JsprofWebpackPlugin {
 
   apply(compiler: any): void {
     const { include, exclude, sampling, ...policy } = this.options;
+    warnOfEvalDevtool(compiler);
     // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
     if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
     compiler.options.module.rules.push({
@@ -72,6 +75,21 @@ export class JsprofWebpackPlugin {
       });
     });
   }
+}
+
+/**
+ * A devtool of the `eval` family (development mode's default) runs each module's code through
+ * `eval`: code without a URL, whose frames a profile leaves out (as Chromium's does), so the trace
+ * would show webpack's module wrappers only. One warning in the build's output.
+ */
+function warnOfEvalDevtool(compiler: any): void {
+  compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
+    // As the mode's defaults made it: they apply after the plugins.
+    const devtool = compiler.options.devtool;
+    if (typeof devtool !== 'string' || !devtool.includes('eval')) return;
+    const message = `jsprof: devtool '${devtool}' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use a devtool without eval, such as 'source-map' or 'cheap-module-source-map'`;
+    compilation.warnings.push(new compiler.webpack.WebpackError(message));
+  });
 }
 
 /**

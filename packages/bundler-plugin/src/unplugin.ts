@@ -1,60 +1,96 @@
 /**
  * jsprof's checks as an unplugin: one transform for vite, rollup and esbuild. It runs after the
- * build's own transforms (`enforce: 'post'`: TypeScript and JSX are already JavaScript in vite and
- * rollup), instruments each module with the policy every front end shares, and returns the edit's
- * source map for the bundler to chain. esbuild hands plugins the files as loaded, before its own
- * transforms, so there only JavaScript files are instrumented by default. Each script the build
- * writes gets its function table beside it, and says so at its end (TABLE_REGISTRATION).
+ * build's own transforms (vite: `enforce: 'post'`; rollup: the transform hook's `order: 'post'`, so
+ * TypeScript and JSX are already JavaScript there), instruments each module with the policy every
+ * front end shares, and returns the edit's source map for the bundler to chain. esbuild hands
+ * plugins the files as loaded, before its own transforms, so there only JavaScript files are
+ * instrumented, and one its loader compiles (`loader: { '.js': 'jsx' }`) may not be JavaScript yet.
+ * Each script the build writes gets its function table beside it, and says so at its end
+ * (TABLE_REGISTRATION).
  */
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createUnplugin } from 'unplugin';
-import { TABLE_REGISTRATION, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
+import type { Loader } from 'esbuild';
+import { JsSyntaxError, TABLE_REGISTRATION, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
-import type { JsprofPluginOptions } from './options';
+import { JsprofPluginOptions, checkOptionNames } from './options';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { JAVASCRIPT, SCRIPTS, moduleFilter } from './filter';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 
 export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((options = {}, meta) => {
+  checkOptionNames(options);
   const { include, exclude, sampling, ...policy } = options;
   // bad options fail when the config loads, not in the middle of a build
   normalizeOptions(policy);
   const instrumented = moduleFilter({ include, exclude }, meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS);
+  // What `include` would have under vite or rollup: under esbuild, the files it names that jsprof cannot instrument there.
+  const included = include === undefined ? null : moduleFilter({ include, exclude }, SCRIPTS);
   if (sampling) checkSampling(sampling);
   // A sampled build's first pass is plain: jsprof does nothing to it but start the second.
   const instrumenting = () => !sampling || inInstrumentedPass();
   const fileOf = (id: string) => id.split('?')[0];
   const footer = () => (instrumenting() ? TABLE_REGISTRATION : '');
+  // esbuild's loaders as the build configures them (`loader: { '.js': 'jsx' }`), by extension.
+  let esbuildLoaders: Record<string, Loader> = {};
+  const esbuildLoader = (file: string) => esbuildLoaders[path.extname(file)] ?? 'js';
+  /** Why the file is left as it is (the build goes on), or null where its error is the build's. */
+  const leftAsItIs = (error: unknown, file: string): string | null => {
+    if (error instanceof TooDeeplyNestedError) return error.message;
+    const loader = meta.framework === 'esbuild' ? esbuildLoader(file) : 'js';
+    if (error instanceof JsSyntaxError && loader !== 'js') {
+      return `${error.message}: esbuild hands plugins this file before its '${loader}' loader compiles it, so jsprof leaves it as it is; to instrument it, build without jsprof's plugin and run \`jsprof instrument\` on the output`;
+    }
+    return null;
+  };
+  const transformInclude = (id: string) => instrumenting() && !id.startsWith('\0') && instrumented(fileOf(id));
+  const transform = function (this: { warn(message: string): void }, code: string, id: string) {
+    const file = fileOf(id);
+    let program;
+    try {
+      program = parseJs(code, file);
+    } catch (error) {
+      const left = leftAsItIs(error, file);
+      if (left) return void this.warn(`jsprof: ${left}`);
+      if (error instanceof JsSyntaxError && UNCOMPILED.test(file)) {
+        throw new JsSyntaxError(error.file, error.line, error.column, `${error.reason}: the file is not JavaScript yet; jsprof must run after the plugins that compile TypeScript and JSX (list it after them)`);
+      }
+      throw error;
+    }
+    const result = instrument({ code, program, filename: file }, { ...policy, runtime: 'global' });
+    const warning = protocolWarning(file, result.protocol);
+    if (warning) this.warn(`jsprof: ${warning}`);
+    return result.changed ? { code: result.code, map: result.map } : null;
+  };
+  // rollup: after every other plugin's transform, wherever jsprof is listed (vite orders plugins by `enforce`).
+  const rollupTransform = {
+    order: 'post' as const,
+    handler(this: { warn(message: string): void }, code: string, id: string) {
+      return transformInclude(id) ? transform.call(this, code, id) : null;
+    },
+  };
   return {
     name: 'jsprof',
     enforce: 'post',
-    transformInclude: (id) => instrumenting() && !id.startsWith('\0') && instrumented(fileOf(id)),
-    transform(code, id) {
-      const file = fileOf(id);
-      let program;
-      try {
-        program = parseJs(code, file);
-      } catch (error) {
-        // A file nested deeper than jsprof parses stays as it is; the build goes on.
-        if (error instanceof TooDeeplyNestedError) return void this.warn(`jsprof: ${error.message}`);
-        throw error;
-      }
-      const result = instrument({ code, program, filename: file }, { ...policy, runtime: 'global' });
-      const warning = protocolWarning(file, result.protocol);
-      if (warning) this.warn(`jsprof: ${warning}`);
-      return result.changed ? { code: result.code, map: result.map } : null;
-    },
+    transformInclude,
+    transform,
     // Function tables describe the scripts as they will run: after minification, from the final output,
     // so after every other plugin's generateBundle (vite's rewrites its dynamic imports' preload lists there).
     // Each script says it has one (TABLE_REGISTRATION), at its end, outside any wrapper.
-    rollup: { generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledRollup(sampling)) },
+    rollup: { transform: rollupTransform, generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledRollup(sampling)) },
     vite: { generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledVite(sampling)) },
     esbuild: {
+      config(options) {
+        esbuildLoaders = options.loader ?? {};
+      },
+      // The code jsprof hands back is compiled by the loader esbuild would have used (unplugin's guess is 'js').
+      loader: (_, id) => esbuildLoader(fileOf(id)),
       setup(build) {
+        if (included && instrumenting()) warnOfUncompiled(build, (file) => included(file) && !instrumented(file));
         if (build.initialOptions.write === false) return;
         if (!instrumenting()) return void sampledEsbuild(build, sampling!);
         const footer = build.initialOptions.footer?.js;
@@ -74,6 +110,27 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     },
   };
 });
+
+/**
+ * esbuild: one warning a build, at the first file `include` asks for (`wanted`) that jsprof never sees
+ * as JavaScript, because esbuild compiles it after its plugins run (TypeScript, JSX). It is given as
+ * the file loads (esbuild prints no warning an `onEnd` callback returns), and the file loads as before.
+ */
+function warnOfUncompiled(build: any, wanted: (file: string) => boolean): void {
+  let warned = false;
+  build.onStart(() => {
+    warned = false;
+  });
+  build.onLoad({ filter: UNCOMPILED }, (args: { path: string }) => {
+    if (warned || !wanted(args.path)) return undefined;
+    warned = true;
+    const text = `jsprof: include matches ${args.path}, but esbuild hands plugins TypeScript and JSX before compiling them, so jsprof instruments only .js, .mjs and .cjs files there; to instrument the others, build without jsprof's plugin and run \`jsprof instrument\` on the output`;
+    return { warnings: [{ text }] };
+  });
+}
+
+/** Files the build compiles to JavaScript: a syntax error there may be TypeScript or JSX that reached jsprof first. */
+const UNCOMPILED = /\.([cm]?ts|[jt]sx)$/;
 
 type EmitFile = { emitFile(file: { type: 'asset'; fileName: string; source: string }): string };
 

@@ -1,7 +1,8 @@
 /**
  * `jsprof instrument`: rewrites prebuilt JavaScript files (bundles, dist files; minified or not) with
  * jsprof's checks, chaining their source maps. Code reaches the runtime through the global, as code
- * meant for browsers does, and runs unchanged where the runtime is absent.
+ * meant for browsers does, and computes what it did where the runtime is absent (a function's
+ * text, though, carries the checks unless the runtime is loaded: docs/design.md, "Function text").
  *
  * Nothing is written for a file that fails (a syntax error names file:line:col); other files go on;
  * in-place writes replace a file atomically.
@@ -16,7 +17,8 @@ import {
   TooDeeplyNestedError,
   instrument,
   parseJs,
-  readSourceMap,
+  UnusableSourceMap,
+  loadSourceMap,
   relocateSources,
   splitSourceMappingUrl,
   withInlineSourceMap,
@@ -25,6 +27,7 @@ import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy'
 import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets, copySiteAssets } from './sampled-pages';
+import { Copy, carryPackageScopes } from './package-scope';
 
 export interface BundleOptions {
   outDir?: string;
@@ -76,7 +79,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
       return 2;
     }
   }
-  let files: { file: string; relative: string }[];
+  let files: Input[];
   try {
     files = collect(inputs, outDir);
   } catch (error) {
@@ -113,6 +116,10 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     reports.push(report);
   });
   if (progress) process.stderr.write('\r\x1b[K');
+  if (outDir) {
+    const copies = files.map((f, i) => ({ ...f, output: outputs[i] })).filter((c, i) => reports[i].output !== null && c.file.endsWith('.js'));
+    for (const line of carryModuleTypes(copies, outDir)) process.stderr.write(printableLines(`jsprof: ${line}\n`));
+  }
 
   const failed = reports.filter((r) => r.error).length;
   let pages: string[] | undefined;
@@ -140,12 +147,19 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
   return failed || pagesError ? 1 : 0;
 }
 
+/** A file to instrument, the directory its output's path is relative to (one given, or its own), and that path. */
+interface Input {
+  file: string;
+  root: string;
+  relative: string;
+}
+
 /**
  * The files named, and the script files under the directories named (not in node_modules, nor in
  * the output directory), with their paths relative to the argument.
  */
-function collect(inputs: string[], outDir: string | null): { file: string; relative: string }[] {
-  const out: { file: string; relative: string }[] = [];
+function collect(inputs: string[], outDir: string | null): Input[] {
+  const out: Input[] = [];
   for (const input of inputs) {
     const full = path.resolve(input);
     let stat: fs.Stats;
@@ -155,12 +169,21 @@ function collect(inputs: string[], outDir: string | null): { file: string; relat
       throw new UserError(`no such file or directory: ${input}`);
     }
     if (stat.isDirectory()) {
-      for (const file of filesUnder(full, SCRIPT, outDir)) out.push({ file, relative: path.relative(full, file) });
+      for (const file of filesUnder(full, SCRIPT, outDir)) out.push({ file, root: full, relative: path.relative(full, file) });
     } else {
-      out.push({ file: full, relative: path.basename(full) });
+      out.push({ file: full, root: path.dirname(full), relative: path.basename(full) });
     }
   }
   return out;
+}
+
+/** Carries the package.json files that make the copies load as ES modules or CommonJS, as their files do; what it could not, one line each. */
+function carryModuleTypes(copies: Copy[], outDir: string): string[] {
+  try {
+    return carryPackageScopes(copies, outDir);
+  } catch (error) {
+    return [`cannot write the package.json that makes the copies in ${path.relative(process.cwd(), outDir) || outDir} load as their files do: ${describeFsError(error)}`];
+  }
 }
 
 /** Strict, and keeping a byte order mark: the text must be the file's, character for character. */
@@ -219,7 +242,8 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
     return finish();
   }
 
-  const input = readSourceMap(code, file);
+  const own = loadSourceMap(code, file);
+  const input = own && 'map' in own ? own : null;
   let result;
   try {
     result = instrument(
@@ -234,11 +258,14 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   }
   report.functions = result.stats.functions;
   report.instrumented = result.stats.instrumented;
-  report.warning = protocolWarning(shown, result.protocol) ?? undefined;
+  const foreign = protocolWarning(shown, result.protocol);
+  // A map that cannot be used is not named by the output, which it would not describe.
+  const unusable = own && !input && !foreign ? (own as UnusableSourceMap) : null;
+  report.warning = foreign ?? (unusable ? unusableMapWarning(shown, unusable, result.map ? path.basename(file) : null) : undefined);
 
   // A script with a table says so, for the runtime (once: a second pass finds it there).
   // A file with checks of another protocol is left byte for byte, without a table.
-  const tables = options.functionTable && !report.warning;
+  const tables = options.functionTable && !foreign;
   const registers = tables && !result.code.includes(TABLE_REGISTRY);
   let text = registers ? withLineBeforeSourceMappingUrl(result.code, TABLE_REGISTRATION) : result.code;
   const files: [string, string][] = [];
@@ -251,6 +278,8 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
       text = `${splitSourceMappingUrl(text).body}//# sourceMappingURL=${path.basename(mapFile)}\n`;
       files.push([mapFile, JSON.stringify(map)]);
     }
+  } else if (unusable) {
+    text = splitSourceMappingUrl(text).body;
   }
   // An unchanged file is not rewritten in place (its text is the input's, and it has no new map), nor its table.
   const rewrite = result.changed || registers || output !== file;
@@ -267,6 +296,12 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   report.output = path.relative(process.cwd(), output) || output;
   report.bytesOut = Buffer.byteLength(text);
   return finish();
+}
+
+/** What became of a file's source map that cannot be used: no map, or (`--source-map`) one to the file as it is. */
+function unusableMapWarning(shown: string, map: UnusableSourceMap, mapTo: string | null): string {
+  const which = map.inline ? 'its inline source map' : `its source map ${map.url}`;
+  return `${shown}: ${which} cannot be used (${map.problem}), so the output ${mapTo ? `gets a map to ${mapTo} as it is` : 'names none'}`;
 }
 
 /** The code with `line` added at its end, before its trailing sourceMappingURL comment if it has one. */

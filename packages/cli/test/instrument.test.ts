@@ -111,12 +111,19 @@ describe('jsprof instrument on popular dist files', () => {
     expect(run.status).toBe(0);
     expect(report.files).toHaveLength(LIBRARIES.length);
     for (const f of report.files) {
-      expect(Object.keys(f).sort()).toEqual(['bytesIn', 'bytesOut', 'file', 'functions', 'instrumented', 'ms', 'output'].sort());
+      // typescript.js names a map its package does not ship.
+      const warning = f.file.endsWith('typescript.js') ? ['warning'] : [];
+      expect(Object.keys(f).sort()).toEqual(['bytesIn', 'bytesOut', 'file', 'functions', 'instrumented', 'ms', 'output', ...warning].sort());
       expect(f.instrumented).toBeGreaterThan(0);
       expect(f.instrumented).toBeLessThanOrEqual(f.functions);
       expect(f.bytesOut).toBeGreaterThan(f.bytesIn);
       expect(fs.statSync(path.resolve(ROOT, f.output)).size).toBe(f.bytesOut);
     }
+  });
+
+  test('a map a file names but its package does not ship is said, and the output names none', () => {
+    expect(run.stderr).toMatch(/^jsprof: .*typescript\.js: its source map typescript\.js\.map cannot be used \(no such file\), so the output names none\n/);
+    expect(fs.readFileSync(path.join(out, 'typescript.js'), 'utf8')).not.toContain('sourceMappingURL=typescript.js.map');
   });
 
   test('the libraries compute exactly what they did, without the runtime and while profiled', () => {
@@ -277,6 +284,15 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(fs.existsSync(path.join(out, 'good.js'))).toBe(true);
   });
 
+  test("a syntax error in an ES module's .js file is the module's own, at its place (not the script goal's at 1:1)", () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'mod.js'), "import x from './y.js';\nexport function f(a) {\n  for (const i of a) { x(i) }\n  return a +;\n}\n");
+    fs.writeFileSync(path.join(dir, 'jsx.js'), "import x from './y.js';\nconst el = <div>{x}</div>;\n");
+    const run = jsprof(['instrument', dir, '--out-dir', path.join(dir, 'out')]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^jsprof: syntax error in .*jsx\.js:2:12: Unexpected token\njsprof: syntax error in .*mod\.js:4:13: Unexpected token\n/);
+  });
+
   test('--in-place leaves a broken file exactly as it was and leaves no temporary file', () => {
     const dir = tempDir();
     const bad = 'var x = ;\n';
@@ -287,6 +303,39 @@ describe('jsprof instrument on bad input and bad places', () => {
     expect(fs.readFileSync(path.join(dir, 'bad.js'), 'utf8')).toBe(bad);
     expect(fs.readFileSync(path.join(dir, 'good.js'), 'utf8')).toContain('delete __jsprof$s[1]');
     expect(fs.readdirSync(dir).sort()).toEqual(['bad.js', 'good.js', 'good.js.jsprof.json']);
+  });
+
+  test('a source map that cannot be used is named, one line a file, and the output names no map it would not describe', () => {
+    const dir = tempDir();
+    const code = (url: string) => `function f(a) { for (const x of a) console.log(x); }\nf([1]);\n//# sourceMappingURL=${url}\n`;
+    const files = {
+      'missing.js': code('missing.js.map'),
+      'notjson.js': code('notjson.js.map'),
+      'remote.js': code('https://cdn.example.com/remote.js.map'),
+      'notamap.js': code('notamap.js.map'),
+      'inline.js': code('data:application/json;base64,AAAA'),
+    };
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    fs.writeFileSync(path.join(dir, 'notjson.js.map'), '{not json');
+    fs.writeFileSync(path.join(dir, 'notamap.js.map'), '{"version": 3}');
+    const out = path.join(dir, 'out');
+    const run = jsprof(['instrument', ...Object.keys(files).map((f) => path.join(dir, f)), '--out-dir', out, '--threshold', '1']);
+    expect(run.status).toBe(0);
+    const said = (name: string) => run.stderr.split('\n').filter((line) => line.includes(`${name}: its `));
+    expect(said('missing.js')).toEqual([expect.stringMatching(/^jsprof: .*missing\.js: its source map missing\.js\.map cannot be used \(no such file\), so the output names none$/)]);
+    expect(said('notjson.js')).toEqual([expect.stringMatching(/its source map notjson\.js\.map cannot be used \(it is not JSON\), so the output names none$/)]);
+    expect(said('remote.js')).toEqual([expect.stringMatching(/its source map https:\/\/cdn\.example\.com\/remote\.js\.map cannot be used \(it is not a local file\), so the output names none$/)]);
+    expect(said('notamap.js')).toEqual([expect.stringMatching(/its source map notamap\.js\.map cannot be used \(it is not a source map\), so the output names none$/)]);
+    expect(said('inline.js')).toEqual([expect.stringMatching(/its inline source map cannot be used \(it is not JSON\), so the output names none$/)]);
+    for (const name of Object.keys(files)) {
+      const text = fs.readFileSync(path.join(out, name), 'utf8');
+      expect([name, text.includes('__jsprof$c['), text.includes('sourceMappingURL')]).toEqual([name, true, false]);
+    }
+    // --source-map: a map from the output to the file as it is, named instead.
+    const mapped = jsprof(['instrument', path.join(dir, 'remote.js'), '--out-dir', path.join(dir, 'mapped'), '--threshold', '1', '--source-map']);
+    expect(mapped.stderr).toMatch(/remote\.js: its source map https:\/\/cdn\.example\.com\/remote\.js\.map cannot be used \(it is not a local file\), so the output gets a map to remote\.js as it is\n/);
+    expect(fs.readFileSync(path.join(dir, 'mapped/remote.js'), 'utf8').trimEnd().endsWith('//# sourceMappingURL=remote.js.map')).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'mapped/remote.js.map'), 'utf8')).sources).toEqual(['../remote.js']);
   });
 
   test('a file that is not UTF-8 is left byte for byte as it was, named, and the others go on', () => {
@@ -403,6 +452,50 @@ describe('jsprof instrument on bad input and bad places', () => {
       expect(ran.stdout).toBe('𝒳é1\n');
     }
   });
+});
+
+test('--out-dir: the copies load as ES modules or CommonJS as their files do (the package.json files that decide are carried)', () => {
+  const project = tempDir();
+  const src = path.join(project, 'dist');
+  fs.writeFileSync(path.join(project, 'package.json'), '{"name": "app", "type": "module"}\n');
+  fs.mkdirSync(path.join(src, 'cjs'), { recursive: true });
+  fs.writeFileSync(path.join(src, 'sum.js'), 'export function sum(a) { let s = 0; for (const x of a) s += x; return s; }\n');
+  fs.writeFileSync(path.join(src, 'cjs/package.json'), '{"type": "commonjs"}\n');
+  fs.writeFileSync(path.join(src, 'cjs/count.js'), 'exports.count = function count(a) { let n = 0; for (const x of a) if (x) n++; return n; };\n');
+  const elsewhere = tempDir();
+  const out = path.join(elsewhere, 'out');
+  const run = jsprof(['instrument', src, '--out-dir', out, '--threshold', '1']);
+  expect([run.status, run.stderr]).toEqual([0, 'jsprof: instrumented 2 of 2 functions in 2 files\n']);
+  expect(JSON.parse(fs.readFileSync(path.join(out, 'package.json'), 'utf8'))).toEqual({ type: 'module' });
+  expect(fs.readFileSync(path.join(out, 'cjs/package.json'), 'utf8')).toBe('{"type": "commonjs"}\n');
+  const load = `import(${JSON.stringify(path.join(out, 'sum.js'))}).then((m) => console.log(m.sum([1, 2]), require(${JSON.stringify(path.join(out, 'cjs/count.js'))}).count([0, 1, 1])))`;
+  expect(spawnSync(process.execPath, ['-e', load], { encoding: 'utf8', cwd: elsewhere })).toMatchObject({ stderr: '', stdout: '3 2\n' });
+
+  // Two files given, wanting different types of the one directory their copies share: said, one line.
+  const mixed = path.join(elsewhere, 'mixed');
+  const two = jsprof(['instrument', path.join(src, 'sum.js'), path.join(src, 'cjs/count.js'), '--out-dir', mixed]);
+  expect(two.stderr).toMatch(/^jsprof: .*mixed\/sum\.js will not load as .*dist\/sum\.js does: .*mixed\/package\.json declares "type": "commonjs", the file's "type": "module"\n/);
+});
+
+test('a function shipped as text to a worker, as the README says: it throws where no runtime is, and runs where the runtime is loaded when toString() is called or where the text runs', () => {
+  const dir = tempDir();
+  const runtime = require.resolve('@jsprof/runtime');
+  fs.writeFileSync(
+    path.join(dir, 'ship.js'),
+    `const { Worker } = require('worker_threads');
+function task(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }
+const load = process.env.IN_WORKER ? 'require(' + JSON.stringify(process.env.IN_WORKER) + ');' : '';
+const worker = new Worker(load + "require('worker_threads').parentPort.postMessage((" + task.toString() + ")(1000));", { eval: true });
+worker.on('message', (m) => console.log('result', m));
+worker.on('error', (e) => console.log('error:', e.message));
+`,
+  );
+  expect(jsprof(['instrument', path.join(dir, 'ship.js'), '--in-place', '--threshold', '1']).status).toBe(0);
+  const ship = (preload: string, env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, ['-e', `${preload} require(${JSON.stringify(path.join(dir, 'ship.js'))});`], { encoding: 'utf8', env: { ...process.env, ...env } }).stdout;
+  expect(ship('')).toBe('error: __jsprof$c is not defined\n');
+  expect(ship(`require(${JSON.stringify(runtime)});`)).toBe('result 499500\n');
+  expect(ship('', { IN_WORKER: runtime })).toBe('result 499500\n');
 });
 
 test('instrumented files add no enumerable globals, with the runtime or without it (a test runner\'s leak check passes)', () => {

@@ -391,7 +391,8 @@ export function chainSourceMaps(map: any, input: any): any {
 }
 
 export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError };
-export { inlineSourceMap, readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
+export { inlineSourceMap, loadSourceMap, readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
+export type { OwnSourceMap, UnusableSourceMap } from './source-map-comment';
 
 /**
  * The function table of a script as it will run (`<script>.jsprof.json` beside it; see

@@ -1,7 +1,9 @@
 /**
  * Parsing with acorn for the front ends that have no parser of their own (`jsprof instrument`, the
  * webpack plugin): as the file's extension says, and a `.js` file (or none) as a module, then as a
- * script if that fails. A byte order mark and a hashbang line are blanked (offsets unchanged).
+ * script if that fails; where both fail, the error is the module's if the script stopped at an
+ * `import` or `export` (the file is a module), else the script's. A byte order mark and a hashbang
+ * line are blanked (offsets unchanged).
  */
 import * as acorn from 'acorn';
 import { LineIndex } from '@jsprof/policy';
@@ -77,8 +79,12 @@ export function parseJs(code: string, file = '', sourceType?: 'script' | 'module
     if (file.endsWith('.cjs')) return as('script');
     try {
       return as('module');
-    } catch {
-      return as('script');
+    } catch (moduleError) {
+      try {
+        return as('script');
+      } catch (scriptError: any) {
+        throw stopsAtModuleSyntax(text, scriptError) ? moduleError : scriptError;
+      }
     }
   } catch (error: any) {
     if (!error?.loc) throw error;
@@ -87,6 +93,11 @@ export function parseJs(code: string, file = '', sourceType?: 'script' | 'module
     const Refusal = /^Not enough stack space/.test(message) ? TooDeeplyNestedError : JsSyntaxError;
     throw new Refusal(file, error.loc.line, error.loc.column + 1, Refusal === JsSyntaxError ? message : 'the code nests too deep for jsprof to parse here; jsprof leaves the file as it is');
   }
+}
+
+/** Whether a script-goal parse failed at an `import` or `export` (a declaration, or `import.meta`). */
+function stopsAtModuleSyntax(text: string, error: any): boolean {
+  return typeof error?.pos === 'number' && /^(?:import|export)\b/.test(text.slice(error.pos, error.pos + 7));
 }
 
 /**

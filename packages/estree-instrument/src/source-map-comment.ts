@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const SOURCE_MAPPING_URL = /(?:\/\/[#@][ \t]+sourceMappingURL=([^\s'"]+)[ \t]*|\/\*[#@][ \t]+sourceMappingURL=([^\s*'"]+)[ \t]*\*\/)[ \t]*$/;
 
@@ -37,12 +38,17 @@ export function relocateSources(map: any, fromDir: string, toDir: string, file: 
   return { ...map, file, sources };
 }
 
-/** The map a `data:` URL holds (base64 or percent-encoded JSON); throws where it holds no JSON. */
-function mapOfDataUrl(url: string): any {
+/** The text a `data:` URL holds (base64 or percent-encoded). */
+function dataOfDataUrl(url: string): string {
   const comma = url.indexOf(',');
   const meta = url.slice(5, comma);
   const data = url.slice(comma + 1);
-  return JSON.parse(meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data));
+  return meta.endsWith(';base64') ? Buffer.from(data, 'base64').toString('utf8') : decodeURIComponent(data);
+}
+
+/** The map a `data:` URL holds; throws where it holds no JSON. */
+function mapOfDataUrl(url: string): any {
+  return JSON.parse(dataOfDataUrl(url));
 }
 
 /** The URL the code's trailing sourceMappingURL comment names, or null. */
@@ -61,17 +67,65 @@ export function inlineSourceMap(code: string): any | null {
   }
 }
 
-/** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
-export function readSourceMap(code: string, file: string): { map: any; inline: boolean; dir: string } | null {
+/** A script's own source map, and where its relative sources resolve from. */
+export interface OwnSourceMap {
+  map: any;
+  inline: boolean;
+  dir: string;
+}
+
+/** A source map a script's comment names that cannot be used: the URL as named, and why, in a few words. */
+export interface UnusableSourceMap {
+  url: string;
+  inline: boolean;
+  problem: string;
+}
+
+/**
+ * The file's own source map (a data: URL, or a file: a path relative to the script, or a `file:`
+ * URL), or what is wrong with the one it names; null when it names none.
+ */
+export function loadSourceMap(code: string, file: string): OwnSourceMap | UnusableSourceMap | null {
   const url = sourceMappingUrl(code);
   if (!url) return null;
+  const read = (text: () => string, dir: string, inline: boolean): OwnSourceMap | UnusableSourceMap => {
+    let map: any;
+    try {
+      map = JSON.parse(text());
+    } catch (error) {
+      return { url, inline, problem: error instanceof SyntaxError ? 'it is not JSON' : describeReadError(error) };
+    }
+    return isSourceMap(map) ? { map, inline, dir } : { url, inline, problem: 'it is not a source map' };
+  };
+  if (url.startsWith('data:')) return read(() => dataOfDataUrl(url), path.dirname(file), true);
+  if (/^[a-z][\w+.-]*:/i.test(url) && !url.startsWith('file:')) return { url, inline: false, problem: 'it is not a local file' };
+  let mapFile: string;
   try {
-    if (url.startsWith('data:')) return { map: mapOfDataUrl(url), inline: true, dir: path.dirname(file) };
-    const mapFile = path.resolve(path.dirname(file), decodeURIComponent(url));
-    return { map: JSON.parse(fs.readFileSync(mapFile, 'utf8')), inline: false, dir: path.dirname(mapFile) };
+    mapFile = url.startsWith('file:') ? fileURLToPath(url) : path.resolve(path.dirname(file), decodeURIComponent(url));
   } catch {
-    return null;
+    return { url, inline: false, problem: 'it is not a path' };
   }
+  return read(() => fs.readFileSync(mapFile, 'utf8'), path.dirname(mapFile), false);
+}
+
+/** The file's own source map (a data: URL or a file next to it), or null when it has none or it cannot be read. */
+export function readSourceMap(code: string, file: string): OwnSourceMap | null {
+  const found = loadSourceMap(code, file);
+  return found && 'map' in found ? found : null;
+}
+
+/** A plain source map (version 3, its sources and mappings) or an index map (its sections). */
+function isSourceMap(map: any): boolean {
+  if (typeof map !== 'object' || map === null) return false;
+  return Array.isArray(map.sections) || (Array.isArray(map.sources) && typeof map.mappings === 'string');
+}
+
+function describeReadError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return (error as Error)?.message ?? String(error);
 }
 
 /** The code with its trailing sourceMappingURL comment replaced by one holding `map`. */

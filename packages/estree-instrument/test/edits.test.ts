@@ -117,6 +117,20 @@ test('output that would not parse is refused with the position in the input, not
   expect(String((error as Error).message)).toMatch(/^lying\.js:4:\d+: jsprof's checks here would not parse .*nothing was written/);
 });
 
+test("a .js file's syntax error is its goal's: a module's where the file imports or exports, a script's where it is sloppy code", () => {
+  const error = (code: string) => {
+    try {
+      parseJs(code, 'case.js');
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  expect(error("import x from './y.js';\nexport function f(a) {\n  return a +;\n}\n")).toBe('case.js:3:13: Unexpected token');
+  expect(error("import x from './y.js';\nconst el = <div>{x}</div>;\n")).toBe('case.js:2:12: Unexpected token');
+  expect(error("var x = 010;\nimport a from 'b';\n")).toBe('case.js:1:9: Invalid number');
+  expect(error('with (a) {}\nf(;\n')).toBe('case.js:2:3: Unexpected token');
+});
+
 describe('deep nesting', () => {
   const nestedIfs = (n: number) => `function f(x) {\n${'if (x > 0) {'.repeat(n)}x++${'}'.repeat(n)}\nreturn x }\nf(5)`;
 

@@ -19,7 +19,7 @@ export function addInstrumentCommand(program: Command, setExitCode: (code: numbe
     .option('--json', 'print {"files": [{file, output, functions, instrumented, bytesIn, bytesOut, ms}], "pages": [...]} to stdout')
     .addHelpText(
       'after',
-      '\nThe code reaches the runtime through globalThis.__jsprof (load @jsprof/runtime first) and runs unchanged without it.\nExit status: 0 when every file was instrumented or left as it was, 1 when one failed (it is left untouched), 2 for bad usage.',
+      '\nThe code reaches the runtime through globalThis.__jsprof (load @jsprof/runtime first). Without it the code computes what it did, but a function shipped as text (fn.toString() into a Worker, new Function) carries its checks and throws where it runs, unless the runtime is loaded where toString() is called or where the text runs.\nExit status: 0 when every file was instrumented or left as it was, 1 when one failed (it is left untouched), 2 for bad usage.',
     )
     .action((paths: string[], opts) => {
       if (opts.sampling === undefined && (opts.send !== undefined || opts.base !== '/')) {

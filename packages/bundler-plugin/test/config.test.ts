@@ -1,0 +1,54 @@
+/**
+ * What the plugins say about a build they cannot profile as configured, and about options they do
+ * not take: real builds in a temporary directory, with the plugins from the sources.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import webpack from 'webpack';
+import { JsprofWebpackPlugin, jsprofUnplugin } from '../src';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-config-'));
+  fs.writeFileSync(path.join(dir, 'index.js'), 'export function sum(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s += i;\n  return s;\n}\nconsole.log(sum(3));\n');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function webpackWarnings(options: webpack.Configuration): Promise<string[]> {
+  const config = { context: dir, entry: './index.js', output: { path: path.join(dir, 'dist') }, plugins: [new JsprofWebpackPlugin({ threshold: 1 })], ...options };
+  return new Promise((resolve, reject) =>
+    webpack(config, (error, stats) => (error || stats!.hasErrors() ? reject(error ?? new Error(stats!.toString('errors-only'))) : resolve(stats!.compilation.warnings.map((w) => w.message)))),
+  );
+}
+
+describe('webpack', () => {
+  test("a devtool of the eval family (development mode's default) gets one warning saying which devtool to use", async () => {
+    expect(await webpackWarnings({ mode: 'development' })).toEqual([
+      "jsprof: devtool 'eval' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use a devtool without eval, such as 'source-map' or 'cheap-module-source-map'",
+    ]);
+    expect(await webpackWarnings({ mode: 'development', devtool: 'eval-cheap-module-source-map' })).toEqual([expect.stringMatching(/^jsprof: devtool 'eval-cheap-module-source-map' runs each module through eval/)]);
+    expect(await webpackWarnings({ mode: 'development', devtool: 'cheap-module-source-map' })).toEqual([]);
+    expect(await webpackWarnings({ mode: 'production', devtool: 'source-map' })).toEqual([]);
+  });
+});
+
+describe('options', () => {
+  const adapters: Record<string, (options: any) => unknown> = {
+    vite: (options) => jsprofUnplugin.vite(options),
+    rollup: (options) => jsprofUnplugin.rollup(options),
+    esbuild: (options) => jsprofUnplugin.esbuild(options),
+    webpack: (options) => new JsprofWebpackPlugin(options),
+  };
+  const KNOWN = 'known options are: threshold, loopingFunctions, loops, exits, include, exclude, sampling';
+
+  test.each(Object.keys(adapters))('%s: the other front ends\' runtime options are refused, saying why; a misspelt option gets the list of the plugin\'s own', (adapter) => {
+    const make = adapters[adapter];
+    expect(() => make({ runtime: 'import', importSource: 'nope' })).toThrow(
+      `@jsprof: the plugin does not take "runtime": its code always reaches the runtime through globalThis.__jsprof (load @jsprof/runtime/global first); ${KNOWN}`,
+    );
+    expect(() => make({ importSource: '@jsprof/runtime' })).toThrow('@jsprof: the plugin does not take "importSource"');
+    expect(() => make({ treshold: 10, include: 'src/**' })).toThrow(`@jsprof: unknown option "treshold"; ${KNOWN}`);
+    expect(() => make({ threshold: 5, loopingFunctions: false, loops: true, exits: false, include: 'src/**', exclude: /x/, sampling: { rate: 0.5 } })).not.toThrow();
+  });
+});
