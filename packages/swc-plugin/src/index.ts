@@ -62,15 +62,23 @@ export function instrument(code: string, options: SwcInstrumentOptions = {}): Sw
 /**
  * The ESTree program of `code`, from SWC's parser; where SWC refuses what acorn reads (SWC 1.16
  * knows no Unicode 17 identifier: test262), from acorn's, so that no file a browser runs is refused.
- * Where both refuse it, acorn's error says where: SWC's names the line its code frame starts at.
+ * Where both refuse it, acorn's error says where (SWC's names the line its code frame starts at),
+ * unless SWC read it and the conversion to ESTree refused it with its own reason.
  */
 function programOf(code: string, filename: string): any {
+  let refusal: unknown;
   try {
     return toEstree(parse(code, filename), code, filename);
   } catch (error) {
     if (!(error instanceof SyntaxError) || error instanceof TooDeeplyNestedError) throw error;
+    // what SWC reads but the conversion refuses says where and why itself
+    if (error instanceof JsSyntaxError) refusal = error;
   }
-  return parseJs(code, filename);
+  try {
+    return parseJs(code, filename);
+  } catch (error) {
+    throw refusal ?? error;
+  }
 }
 
 /** SWC's AST of `code`; a SyntaxError where SWC refuses it, a TooDeeplyNestedError where it would crash (see nesting.ts). */
