@@ -87,6 +87,7 @@ export function describeFsError(error: unknown): string {
 
 /** Where a command writes what it made of `input` by default: beside it, `.gz` and `.json` replaced by `extension`. */
 export function outputBeside(input: string, extension: string): string {
+  if (input === '-') return '-'; // read from standard input: written to standard output
   return `${input.replace(/\.gz$/i, '').replace(/\.json$/i, '')}${extension}`;
 }
 

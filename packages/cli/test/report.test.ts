@@ -91,6 +91,20 @@ describe('text views', () => {
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).meta).toEqual({ page: '/x' });
   });
+
+  test('- reads the trace from standard input: report, and convert and symbolicate, which then write to standard output', () => {
+    const piped = (args: string[], input: Buffer | string) => spawnSync(process.execPath, [BIN, ...args], { input, encoding: 'utf8' });
+    const gz = zlib.gzipSync(fs.readFileSync(tracePath));
+    const fromFile = jsprof(['report', '--json', tracePath]).stdout;
+    for (const input of [fs.readFileSync(tracePath), gz]) expect(piped(['report', '--json', '-'], input).stdout).toBe(fromFile);
+    const profile = JSON.parse(piped(['convert', '-'], gz).stdout);
+    expect(profile.samples.length).toBe(trace.samples.length);
+    const symbolicated = piped(['symbolicate', '-', '-s', dir], gz);
+    expect(JSON.parse(symbolicated.stdout).samples.length).toBe(trace.samples.length);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('-'))).toEqual([]);
+    const bad = piped(['report', '-'], 'not a trace');
+    expect([bad.status, bad.stderr.trim()]).toEqual([1, expect.stringMatching(/^jsprof: standard input: is not JSON/)]);
+  });
 });
 
 describe('errors: one line, exit status 1, no stack trace', () => {

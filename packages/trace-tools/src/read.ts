@@ -3,6 +3,7 @@
  * truncated gzip or JSON that does not parse are refused with one line saying which.
  */
 import * as fs from 'node:fs';
+import { isatty } from 'node:tty';
 import * as zlib from 'node:zlib';
 import { fromCpuProfile, isCpuProfile } from './convert/from-cpuprofile';
 import { TraceDocument, TraceError, TraceLimits, validateDocument, validateTrace } from './validate';
@@ -54,21 +55,54 @@ export function parseTraceText(text: string, limits: ReadLimits = {}): TraceDocu
   return validateDocument(value, limits);
 }
 
-/** Reads, decodes and validates one trace file; a `TraceError`'s message names the file. */
+/** Reads, decodes and validates one trace file (`-`: standard input); a `TraceError`'s message names the file. */
 export function readTraceFile(file: string, limits: ReadLimits = {}): TraceDocument {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
   try {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(file);
-    } catch (error) {
-      throw new TraceError((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`);
-    }
-    if (!stat.isFile()) throw new TraceError('is not a file');
-    const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
-    if (stat.size > maxBytes) throw new TraceError(`is ${size(stat.size)}, more than the limit of ${size(maxBytes)}`);
-    return parseTraceText(decodeTraceBytes(fs.readFileSync(file), limits), limits);
+    return parseTraceText(decodeTraceBytes(file === '-' ? readStandardInput(maxBytes) : readFile(file, maxBytes), limits), limits);
   } catch (error) {
-    if (error instanceof TraceError) throw new TraceError(`${file}: ${error.message}`);
+    if (error instanceof TraceError) throw new TraceError(`${file === '-' ? 'standard input' : file}: ${error.message}`);
     throw error;
+  }
+}
+
+function readFile(file: string, maxBytes: number): Buffer {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    throw new TraceError((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`);
+  }
+  if (!stat.isFile()) throw new TraceError('is not a file');
+  if (stat.size > maxBytes) throw new TraceError(`is ${size(stat.size)}, more than the limit of ${size(maxBytes)}`);
+  return fs.readFileSync(file);
+}
+
+function readStandardInput(maxBytes: number): Buffer {
+  // tty.isatty, not process.stdin: that would make a pipe non-blocking
+  if (isatty(0)) throw new TraceError('is a terminal: pipe a trace in (jsprof symbolicate trace.json -s maps -o - | jsprof report -)');
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.alloc(1 << 16);
+  for (let read; (read = readChunk(chunk)) > 0; ) {
+    total += read;
+    if (total > maxBytes) throw new TraceError(`is more than the limit of ${size(maxBytes)}`);
+    chunks.push(Buffer.from(chunk.subarray(0, read)));
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** One read of standard input: 0 at its end. */
+function readChunk(into: Buffer): number {
+  for (;;) {
+    try {
+      return fs.readSync(0, into, 0, into.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EOF') return 0;
+      // a pipe made non-blocking by someone else, with nothing in it yet: wait a little
+      if (code !== 'EAGAIN') throw new TraceError(`cannot be read (${(error as Error).message})`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
   }
 }
