@@ -167,6 +167,21 @@ test('a second Ctrl-C while the collector waits for a store that is down saves t
   expect(saved.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
 }, 60_000);
 
+test('a collector that cannot listen (its port taken) says so and leaves no store file it created', async () => {
+  const taken = http.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as AddressInfo).port;
+  const store = path.join(tempDir(), 'new.duckdb');
+  const run = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--store', store], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  run.stderr!.on('data', (chunk) => (stderr += chunk));
+  const status = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+  taken.close();
+  expect(status).toBe(1);
+  expect(stderr).toMatch(/EADDRINUSE|in use/);
+  expect(fs.readdirSync(path.dirname(store))).toEqual([]);
+});
+
 test('serve says where traces should go when told nowhere, and which options do nothing: bad usage', () => {
   const run = jsprof(['serve', '--port', '0']);
   expect(run.status).toBe(2);

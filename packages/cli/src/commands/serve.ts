@@ -127,6 +127,9 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
       const saved = opts.dir ? `they are in ${printable(opts.dir)} too` : `saved in ${printable(opts.spillDir)} at shutdown if it is still down`;
       const unreachable = (error: Error) =>
         process.stderr.write(`jsprof: the store cannot be reached (${printable(error.message)}); collecting anyway: traces wait for it, up to --max-buffered, and are written once it answers (${saved})\n`);
+      // A DuckDB file this run creates goes again if the collector cannot start (its port taken).
+      const newStoreFile = opts.store && !/^(https?|chdb):|^:memory:$/.test(opts.store) && !fs.existsSync(opts.store) ? opts.store : null;
+      let started = false;
       const store: Store | undefined = opts.store ? await openStore(opts.store, { onUnreachable: unreachable }) : undefined;
       try {
         const collector = await startCollector({
@@ -147,6 +150,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
             if (count === 1 && status.store?.buffered) process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[K' : ''}${stoppingLine(status.store.buffered, opts.dir, opts.spillDir)}\n`);
           },
         });
+        started = true;
         const into = [opts.dir && `files in ${printable(opts.dir)}`, store && printable(store.description)].filter(Boolean).join(' and ');
         process.stderr.write(`jsprof: collecting traces at ${collector.url} into ${into} (SIGTERM or Ctrl-C stops)\n`);
         const stopStatus = showStatus(collector.receiver.status);
@@ -160,6 +164,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         }
       } finally {
         await store?.close();
+        if (!started && newStoreFile) for (const file of [newStoreFile, `${newStoreFile}.wal`]) fs.rmSync(file, { force: true });
       }
     });
 }
