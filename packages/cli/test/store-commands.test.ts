@@ -127,6 +127,25 @@ test('ingest writes the same store with worker threads as without, and names the
   expect(flame3).toBe(flame0);
 });
 
+test('ingest -s over several builds whose maps fit a script equally says so, with worker threads or not', () => {
+  const root = tempDir();
+  const maps = path.join(root, 'maps');
+  for (const [build, source] of [['r1', 'src/v1.js'], ['r2', 'src/v2.js']]) {
+    fs.mkdirSync(path.join(maps, build, 'assets'), { recursive: true });
+    fs.writeFileSync(path.join(maps, build, 'assets/main.js.map'), JSON.stringify({ version: 3, sources: [source], sourcesContent: ['function start() {}\n'], names: [], mappings: 'AAAA' }));
+  }
+  const input = path.join(root, 'traces');
+  fs.mkdirSync(input);
+  const trace = { resources: ['https://shop.example/assets/main.js'], frames: [{ name: 'a', resourceId: 0, line: 1, column: 1 }], stacks: [{ frameId: 0 }], samples: [{ timestamp: 0, stackId: 0 }] };
+  fs.writeFileSync(path.join(input, 't.json'), JSON.stringify({ meta: { release: '1' }, trace }));
+  const [r1, r2] = ['r1', 'r2'].map((build) => path.join(maps, build, 'assets/main.js.map'));
+  for (const workers of ['0', '2']) {
+    const run = jsprof(['ingest', input, '--store', path.join(root, `w${workers}.duckdb`), '-s', maps, '--workers', workers]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`Several different source maps fit https://shop.example/assets/main.js: ${r1}, ${r2}; the first was used`);
+  }
+});
+
 test('ingest --maps-url fetches each release\'s source maps from an artifact server once, in worker threads or not', async () => {
   const builds = path.join(dir, 'builds');
   // 40 traces of each release: with 32 files to a worker's request, both workers meet both releases.

@@ -37,6 +37,8 @@ export interface IngestSummary {
   mapsFetched: number;
   mapFetchFailures: number;
   mapFetchErrors: string[];
+  /** Scripts several different source maps fit, each with the maps (the first was used): the first ten. */
+  ambiguousMaps: string[];
 }
 
 /** Traces a collector writes at once. */
@@ -50,7 +52,7 @@ export interface IdentifyStats extends Omit<IngestSummary, 'ingested' | 'duplica
   releasesWithMaps: string[];
 }
 
-const noStats = (): IdentifyStats => ({ frames: 0, mapped: 0, releasesWithoutMaps: [], releasesWithMaps: [], mapsFetched: 0, mapFetchFailures: 0, mapFetchErrors: [] });
+const noStats = (): IdentifyStats => ({ frames: 0, mapped: 0, releasesWithoutMaps: [], releasesWithMaps: [], mapsFetched: 0, mapFetchFailures: 0, mapFetchErrors: [], ambiguousMaps: [] });
 
 /** Refuses `sourceMaps` and `releaseMaps` that name no directory: before a store is opened for them. */
 export function checkMapsDirs(maps: MapsOptions): void {
@@ -83,9 +85,11 @@ export class RowMaker {
   }
 
   get stats(): IdentifyStats {
-    if (!this.fetched) return this.stats_;
+    const opened = [this.shared, ...this.releaseMaps.values()];
+    const stats = { ...this.stats_, ambiguousMaps: opened.flatMap((release) => release?.maps.ambiguousMaps ?? []) };
+    if (!this.fetched) return stats;
     const { withMaps, withoutMaps } = this.fetched.releasesFound();
-    return { ...this.stats_, releasesWithMaps: withMaps, releasesWithoutMaps: withoutMaps, mapsFetched: this.fetched.fetched, mapFetchFailures: this.fetched.failures, mapFetchErrors: [...this.fetched.failed] };
+    return { ...stats, releasesWithMaps: withMaps, releasesWithoutMaps: withoutMaps, mapsFetched: this.fetched.fetched, mapFetchFailures: this.fetched.failures, mapFetchErrors: [...this.fetched.failed] };
   }
 
   /** With `mapsUrl`: fetches the maps of the document's scripts not looked for yet in its release. */
@@ -191,6 +195,7 @@ export class Ingester {
       mapsFetched: sum('mapsFetched'),
       mapFetchFailures: sum('mapFetchFailures'),
       mapFetchErrors: stats.flatMap((s) => s.mapFetchErrors).slice(0, 10),
+      ambiguousMaps: [...new Set(stats.flatMap((s) => s.ambiguousMaps))].slice(0, 10),
     };
   }
 

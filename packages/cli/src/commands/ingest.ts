@@ -53,7 +53,7 @@ export function addIngestCommand(program: Command, setExitCode: (code: number) =
         .default(DEFAULT_WORKERS, 'one per core, up to 4'),
     )
     .addOption(maxFileSizeOption())
-    .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, mapsFetched, mapFetchFailures, mapFetchErrors, ms} on stdout')
+    .option('--json', 'print {store, files, ingested, duplicates, rejected, frames, mapped, releasesWithoutMaps, mapsFetched, mapFetchFailures, mapFetchErrors, ambiguousMaps, ms} on stdout')
     .addHelpText('after', HELP)
     .action(async (paths: string[], opts) => {
       const files = traceFilesIn(paths);
@@ -94,5 +94,6 @@ function describe(summary: IngestSummary, store: string, ms: number): string {
   if (summary.releasesWithoutMaps.length) lines.push(`No source maps for release ${summary.releasesWithoutMaps.map(printable).join(', ')}: their frames keep their URLs.`);
   if (summary.mapsFetched) lines.push(`${summary.mapsFetched} source maps fetched.`);
   if (summary.mapFetchFailures) lines.push(`${summary.mapFetchFailures} source maps could not be fetched: ${summary.mapFetchErrors.map(printable).join('; ')}`);
+  for (const both of summary.ambiguousMaps) lines.push(`Several different source maps fit ${printable(both)}; the first was used (give -s the directory of one build, or --release-maps a directory per release).`);
   return `${lines.join('\n')}\n`;
 }
