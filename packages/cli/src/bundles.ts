@@ -24,7 +24,7 @@ import {
   withInlineSourceMap,
 } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
-import { describeFsError, fileIdentity, filesUnder, writeAtomic } from './files';
+import { describeFsError, fileIdentity, filesUnder, fromCwd, writeAtomic } from './files';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets, copySiteAssets } from './sampled-pages';
 import { Copy, carryPackageScopes } from './package-scope';
@@ -73,7 +73,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
       ? '--sampling needs --out-dir: the files given stay as they are, the instrumented copies go beside them'
       : !directories.length
         ? '--sampling puts the snippet in the pages under the directories given: name a directory'
-        : directories.filter((d) => !outDir.startsWith(d + path.sep)).map((d) => `with --sampling, --out-dir must be inside ${path.relative(process.cwd(), d) || d}: it is deployed with it`)[0];
+        : directories.filter((d) => !outDir.startsWith(d + path.sep)).map((d) => `with --sampling, --out-dir must be inside ${fromCwd(d)}: it is deployed with it`)[0];
     if (usage) {
       process.stderr.write(`jsprof: ${usage}\n`);
       return 2;
@@ -130,7 +130,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     else {
       const copies = new Map(files.map((f, i) => [f.file, outputs[i]]));
       pages = directories.flatMap((d) => addSamplingSnippets(d, outDir!, copies, options.sampling!).map((page) => path.relative(process.cwd(), path.join(d, page))));
-      if (!pages.length) pagesError = `--sampling: no page under ${directories.map((d) => path.relative(process.cwd(), d) || d).join(', ')} loads an instrumented script`;
+      if (!pages.length) pagesError = `--sampling: no page under ${directories.map((d) => fromCwd(d)).join(', ')} loads an instrumented script`;
       else for (const d of directories) copySiteAssets(d, outDir!);
     }
   }
@@ -182,7 +182,7 @@ function carryModuleTypes(copies: Copy[], outDir: string): string[] {
   try {
     return carryPackageScopes(copies, outDir);
   } catch (error) {
-    return [`cannot write the package.json that makes the copies in ${path.relative(process.cwd(), outDir) || outDir} load as their files do: ${describeFsError(error)}`];
+    return [`cannot write the package.json that makes the copies in ${fromCwd(outDir)} load as their files do: ${describeFsError(error)}`];
   }
 }
 
@@ -191,7 +191,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function instrumentOne(file: string, output: string, options: BundleOptions): FileReport {
   const started = performance.now();
-  const shown = path.relative(process.cwd(), file) || file;
+  const shown = fromCwd(file);
   const report: FileReport = { file: shown, output: null, functions: 0, instrumented: 0, bytesIn: 0, bytesOut: 0, ms: 0 };
   const finish = () => {
     report.ms = Math.round((performance.now() - started) * 10) / 10;
@@ -290,10 +290,10 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   try {
     for (const [target, content] of files) writeAtomic(target, content, { like: file });
   } catch (error) {
-    report.error = `cannot write ${path.relative(process.cwd(), output) || output}: ${describeFsError(error)}`;
+    report.error = `cannot write ${fromCwd(output)}: ${describeFsError(error)}`;
     return finish();
   }
-  report.output = path.relative(process.cwd(), output) || output;
+  report.output = fromCwd(output);
   report.bytesOut = Buffer.byteLength(text);
   return finish();
 }

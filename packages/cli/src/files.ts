@@ -85,6 +85,11 @@ export function describeFsError(error: unknown): string {
   return (error as Error)?.message ?? String(error);
 }
 
+/** A path as messages show it: relative to the working directory (as given, for that directory itself). */
+export function fromCwd(file: string): string {
+  return path.relative(process.cwd(), file) || file;
+}
+
 /** Where a command writes what it made of `input` by default: beside it, `.gz` and `.json` replaced by `extension`. */
 export function outputBeside(input: string, extension: string): string {
   if (input === '-') return '-'; // read from standard input: written to standard output

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeAtomic } from './files';
+import { fromCwd, writeAtomic } from './files';
 
 export interface PackageScope {
   /** The package.json that decides, or null where none does. */
@@ -67,7 +67,7 @@ export function carryPackageScopes(copies: Copy[], outDir: string): string[] {
   }
   return copies.filter(differs).map((copy) => {
     const { manifest, type } = packageScope(copy.output);
-    return `${shown(copy.output)} will not load as ${shown(copy.file)} does: ${manifest ? shown(manifest) : 'its package scope'} declares ${typeOf(type)}, the file's ${typeOf(wanted(copy))}`;
+    return `${fromCwd(copy.output)} will not load as ${fromCwd(copy.file)} does: ${manifest ? fromCwd(manifest) : 'its package scope'} declares ${typeOf(type)}, the file's ${typeOf(wanted(copy))}`;
   });
 }
 
@@ -75,5 +75,4 @@ function isUnder(file: string | null, dir: string): boolean {
   return file !== null && !path.relative(dir, file).startsWith('..');
 }
 
-const shown = (file: string) => path.relative(process.cwd(), file) || file;
 const typeOf = (type: string | undefined) => (type === undefined ? 'no "type"' : `"type": ${JSON.stringify(type)}`);

@@ -33,7 +33,7 @@ function profileThisProcess(settings: ProfiledRun): void {
   }
 
   // What the code below needs is taken before the program can replace it (fake timers, mocked files).
-  const { readFileSync, rmSync } = fs;
+  const { existsSync, readFileSync, rmSync } = fs;
   const kill = process.kill.bind(process);
 
   process.on('exit', writeTrace);
@@ -58,15 +58,15 @@ function profileThisProcess(settings: ProfiledRun): void {
     const signalFile = path.join(settings.scratch, SIGNAL_FILE);
     let samples = 0;
     afterEachSample(() => {
-      if (++samples % 10 !== 0) return;
-      let signal: string;
+      // a stat every tenth sample, which throws nothing while no signal came
+      if (++samples % 10 !== 0 || !existsSync(signalFile)) return;
       try {
-        signal = readFileSync(signalFile, 'latin1');
+        const signal = readFileSync(signalFile, 'latin1') as NodeJS.Signals;
         rmSync(signalFile, { force: true });
+        endBy(signal);
       } catch {
-        return;
+        // gone meanwhile
       }
-      if (listeners.has(signal as NodeJS.Signals)) endBy(signal as NodeJS.Signals);
     });
   }
 

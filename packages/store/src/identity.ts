@@ -129,7 +129,7 @@ export class Identities {
     const trace = symbolicated ? symbolicated.trace : raw;
     const frameFunctions = trace.frames.map((frame) => {
       const url = frame.resourceId === undefined ? '' : trace.resources[frame.resourceId];
-      return this.functionOf(symbolicated ? stableFile(stableScriptUrl(url), maps) : stableScriptUrl(url), frame.name);
+      return this.functionOf(stableFile(stableScriptUrl(url), maps), frame.name);
     });
     // Stacks list parents first, so a stack's parent is known when it is reached.
     const stacks: KnownStack[] = [];

@@ -16,6 +16,6 @@ export { DEFAULT_SCHEMA, SCHEMA_VERSION as CLICKHOUSE_SCHEMA_VERSION, clusterSch
 export type { ClickHouseSchemaOptions, ClusterSchemaOptions } from './clickhouse/schema';
 export { ClickHouseError, chdbExecutor, clickhouseClientExecutor } from './clickhouse/executor';
 export type { ClickHouseExecutor } from './clickhouse/executor';
-export { openStore } from './open';
+export { duckDbFile, openStore } from './open';
 export type { OpenOptions } from './open';
 export { checkMapsUrl } from './fetched-maps';

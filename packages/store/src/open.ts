@@ -19,6 +19,11 @@ export interface OpenOptions {
   onUnreachable?: (error: Error) => void;
 }
 
+/** The DuckDB database file a store's name names, or null (a ClickHouse server, chdb, or `:memory:`). */
+export function duckDbFile(target: string): string | null {
+  return /^https?:\/\//i.test(target) || target.startsWith('chdb:') || target === ':memory:' ? null : target;
+}
+
 /**
  * - `http://…`, `https://…`: a ClickHouse server (user and password in the URL; `?database=name`
  *   picks the database, `jsprof` by default);
@@ -46,6 +51,6 @@ export async function openStore(target: string, options: OpenOptions = {}): Prom
   }
   if (target.startsWith('chdb:')) return ClickHouseStore.open(chdbExecutor(target.slice('chdb:'.length)));
   // A query on a file that is not there would only find an empty store: say so instead.
-  if (options.create === false && target !== ':memory:' && !fs.existsSync(target)) throw new Error(`${target}: no such store (jsprof ingest creates it)`);
+  if (options.create === false && duckDbFile(target) && !fs.existsSync(target)) throw new Error(`${target}: no such store (jsprof ingest creates it)`);
   return DuckDBStore.open(target, { readOnly: options.readOnly });
 }

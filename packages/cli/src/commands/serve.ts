@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { printable } from '@jsprof/trace-tools';
-import { DEFAULT_BATCH, Store, checkMapsDirs, openStore } from '@jsprof/store';
+import { DEFAULT_BATCH, Store, checkMapsDirs, duckDbFile, openStore } from '@jsprof/store';
 import { startCollector } from '../collector';
 import { UsageError } from '../files';
 import { DEFAULT_BODY_LIMITS, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
@@ -128,7 +128,8 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
       const unreachable = (error: Error) =>
         process.stderr.write(`jsprof: the store cannot be reached (${printable(error.message)}); collecting anyway: traces wait for it, up to --max-buffered, and are written once it answers (${saved})\n`);
       // A DuckDB file this run creates goes again if the collector cannot start (its port taken).
-      const newStoreFile = opts.store && !/^(https?|chdb):|^:memory:$/.test(opts.store) && !fs.existsSync(opts.store) ? opts.store : null;
+      const storeFile = opts.store ? duckDbFile(opts.store) : null;
+      const newStoreFile = storeFile && !fs.existsSync(storeFile) ? storeFile : null;
       let started = false;
       const store: Store | undefined = opts.store ? await openStore(opts.store, { onUnreachable: unreachable }) : undefined;
       try {
