@@ -269,8 +269,10 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   const registers = tables && !result.code.includes(TABLE_REGISTRY);
   let text = registers ? withLineBeforeSourceMappingUrl(result.code, TABLE_REGISTRATION) : result.code;
   const files: [string, string][] = [];
-  if (result.map) {
-    const map = relocateSources(result.map, input?.dir ?? path.dirname(file), path.dirname(output), path.basename(output));
+  // A copy elsewhere that got no checks still needs its own map beside it, its sources resolving from there.
+  const outputMap = result.map ?? (input && output !== file ? input.map : null);
+  if (outputMap) {
+    const map = relocateSources(outputMap, input?.dir ?? path.dirname(file), path.dirname(output), path.basename(output));
     if (input?.inline) {
       text = withInlineSourceMap(text, map);
     } else {

@@ -181,6 +181,32 @@ describe('jsprof instrument on popular dist files', () => {
     expect(resolved('plain.js')).toEqual([path.join(dir, 'dist/plain.js')]);
   });
 
+  test('--out-dir: a file left as it is (instrumented already) keeps its map, external or inline, resolving from the copy', () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'src'));
+    fs.writeFileSync(path.join(dir, 'src/app.ts'), 'export function f(a: number) { let s = 0; for (let i = 0; i < a; i++) s += i; return s; }\n');
+    for (const [name, sourcemap] of [['external', true], ['inline', 'inline']] as const) {
+      require('esbuild').buildSync({ entryPoints: [path.join(dir, 'src/app.ts')], outfile: path.join(dir, `dist/${name}.js`), sourcemap, format: 'esm', sourcesContent: false, logLevel: 'silent' });
+    }
+    const first = path.join(dir, 'first');
+    expect(jsprof(['instrument', path.join(dir, 'dist'), '--out-dir', first, '--threshold', '1']).status).toBe(0);
+    const out = path.join(dir, 'elsewhere/deeper');
+    const again = jsprof(['instrument', first, '--out-dir', out, '--threshold', '1', '--json']);
+    expect(again.status).toBe(0);
+    expect(JSON.parse(again.stdout).files.map((f: any) => f.instrumented)).toEqual([0, 0]);
+    for (const name of ['external', 'inline']) {
+      const code = fs.readFileSync(path.join(out, `${name}.js`), 'utf8');
+      const body = (text: string) => text.slice(0, text.lastIndexOf('//# sourceMappingURL='));
+      expect(body(code)).toBe(body(fs.readFileSync(path.join(first, `${name}.js`), 'utf8')));
+      const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(code)![1];
+      const map = url.startsWith('data:') ? JSON.parse(Buffer.from(url.split(',')[1], 'base64').toString()) : JSON.parse(fs.readFileSync(path.join(out, url), 'utf8'));
+      expect(map.sources.map((source: string) => path.resolve(out, source))).toEqual([path.join(dir, 'src/app.ts')]);
+      const loop = code.indexOf('for (');
+      const line = code.slice(0, loop).split('\n').length;
+      expect(originalPositionFor(new TraceMap(map), { line, column: loop - code.lastIndexOf('\n', loop) - 1 })).toMatchObject({ line: 1 });
+    }
+  });
+
   test('files without a map get none unless --source-map asks', () => {
     expect(fs.existsSync(path.join(out, 'acorn.js.map'))).toBe(false);
     const dir = tempDir();

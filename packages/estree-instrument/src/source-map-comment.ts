@@ -31,6 +31,9 @@ export function splitSourceMappingUrl(code: string): { body: string; comment: st
  * into its sources.)
  */
 export function relocateSources(map: any, fromDir: string, toDir: string, file: string): any {
+  if (Array.isArray(map.sections)) {
+    return { ...map, file, sections: map.sections.map((section: any) => (section.map ? { ...section, map: relocateSources(section.map, fromDir, toDir, file) } : section)) };
+  }
   const sources = map.sources.map((source: string | null) => {
     if (source == null || /^[a-z][\w+.-]*:/i.test(source) || path.isAbsolute(source)) return source;
     return path.relative(toDir, path.resolve(fromDir, source)).split(path.sep).join('/');

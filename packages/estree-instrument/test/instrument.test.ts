@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, exitCheckSource, isInstrumentedSource } from '@jsprof/policy';
-import { instrument } from '../src';
+import { instrument, relocateSources } from '../src';
 import { CASES } from '../../../fixtures/corpus/cases';
 import { FakeRuntime, instrument as babelInstrument } from '../../babel-plugin/test/helpers';
 
@@ -210,5 +210,16 @@ describe('inserted text', () => {
 
   test('bad options are rejected up front, as by the Babel plugin', () => {
     expect(() => run('f()', { threshold: -1 })).toThrow(/threshold/);
+  });
+});
+
+describe('relocateSources', () => {
+  test("relative sources resolve to the same files from the new place, in a plain map and in an index map's sections", () => {
+    const plain = { version: 3, sources: ['../src/a.ts', 'https://example.com/b.js', '/abs/c.js'], mappings: 'AAAA' };
+    expect(relocateSources(plain, '/p/dist', '/p/out/deep', 'a.js')).toMatchObject({ file: 'a.js', sources: ['../../src/a.ts', 'https://example.com/b.js', '/abs/c.js'] });
+    const index = { version: 3, sections: [{ offset: { line: 0, column: 0 }, map: plain }, { offset: { line: 9, column: 0 }, map: { ...plain, sources: ['d.ts'] } }] };
+    const moved = relocateSources(index, '/p/dist', '/p/out', 'a.js');
+    expect(moved.sections.map((s: any) => s.map.sources)).toEqual([['../src/a.ts', 'https://example.com/b.js', '/abs/c.js'], ['../dist/d.ts']]);
+    expect(moved.sections[1].offset).toEqual({ line: 9, column: 0 });
   });
 });
