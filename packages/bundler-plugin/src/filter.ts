@@ -14,6 +14,11 @@ const picomatch: (glob: string, options: { dot: boolean }) => (file: string) => 
 
 /** What the bundlers hand over as scripts: JavaScript and, after the build's own transforms in vite and rollup, TypeScript. */
 export const SCRIPTS = /\.[cm]?[jt]sx?$/;
+/**
+ * What vite and rollup hand over after the build's own transforms: scripts, and the components of
+ * Vue and Svelte, whose plugins have compiled them to JavaScript by then.
+ */
+export const COMPILED_MODULES = /\.([cm]?[jt]sx?|vue|svelte)$/;
 /** esbuild hands plugins files as loaded: only JavaScript is JavaScript there. */
 export const JAVASCRIPT = /\.[cm]?js$/;
 
@@ -41,13 +46,27 @@ function matcher(pattern: string | RegExp): (file: string) => boolean {
   return picomatch(slashes(glob), { dot: true });
 }
 
-/** Checks the patterns now (bad options fail when the config loads) and returns the filter. */
-export function moduleFilter(options: { include?: FilterPattern; exclude?: FilterPattern }, scripts: RegExp): (file: string) => boolean {
+/**
+ * What a module of vite or rollup holds, as a file name: a block of a component says its language
+ * in its query, as vite's plugins name them (`App.vue?vue&type=style&index=0&lang.module.css` is CSS,
+ * `App.vue?vue&type=script&setup=true&lang.ts` TypeScript); other modules are what their file is.
+ */
+export function contentName(id: string): string {
+  const [file, query = ''] = id.split('?');
+  const lang = /(?:^|&)lang\.([\w.-]+)(?:&|$)/.exec(query)?.[1];
+  return lang ? `${file}.${lang}` : file;
+}
+
+/**
+ * Checks the patterns now (bad options fail when the config loads) and returns the filter, which
+ * takes the module's file, and what its code is as a file name (`contentName`) when that differs.
+ */
+export function moduleFilter(options: { include?: FilterPattern; exclude?: FilterPattern }, scripts: RegExp): (file: string, content?: string) => boolean {
   const include = patterns('include', options.include).map(matcher);
   const exclude = patterns('exclude', options.exclude).map(matcher);
-  return (file) => {
+  return (file, content = file) => {
     const name = slashes(file);
     if (isJsprofRuntime(file) || exclude.some((m) => m(name))) return false;
-    return scripts.test(name) && (include.length === 0 || include.some((m) => m(name)));
+    return scripts.test(slashes(content)) && (include.length === 0 || include.some((m) => m(name)));
   };
 }

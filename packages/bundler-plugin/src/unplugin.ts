@@ -18,7 +18,7 @@ import { JsSyntaxError, TABLE_REGISTRATION, TooDeeplyNestedError, instrument, pa
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
 import { JsprofPluginOptions, checkOptionNames } from './options';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
-import { JAVASCRIPT, SCRIPTS, moduleFilter } from './filter';
+import { COMPILED_MODULES, JAVASCRIPT, SCRIPTS, contentName, moduleFilter } from './filter';
 import { BuiltScript, SamplingOptions, checkSampling, finishSampledBuild, inInstrumentedPass, instrumentedDir, instrumentedPass } from './sampling';
 
 
@@ -27,7 +27,7 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
   const { include, exclude, sampling, ...policy } = options;
   // bad options fail when the config loads, not in the middle of a build
   normalizeOptions(policy);
-  const instrumented = moduleFilter({ include, exclude }, meta.framework === 'esbuild' ? JAVASCRIPT : SCRIPTS);
+  const instrumented = moduleFilter({ include, exclude }, meta.framework === 'esbuild' ? JAVASCRIPT : COMPILED_MODULES);
   // What `include` would have under vite or rollup: under esbuild, the files it names that jsprof cannot instrument there.
   const included = include === undefined ? null : moduleFilter({ include, exclude }, SCRIPTS);
   if (sampling) checkSampling(sampling);
@@ -47,7 +47,7 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     }
     return null;
   };
-  const transformInclude = (id: string) => instrumenting() && !id.startsWith('\0') && instrumented(fileOf(id));
+  const transformInclude = (id: string) => instrumenting() && !id.startsWith('\0') && instrumented(fileOf(id), contentName(id));
   const transform = function (this: { warn(message: string): void }, code: string, id: string) {
     const file = fileOf(id);
     let program;
