@@ -50,7 +50,7 @@ export class JsprofWebpackPlugin {
 
   apply(compiler: any): void {
     const { include, exclude, sampling, ...policy } = this.options;
-    warnOfEvalDevtool(compiler);
+    warnOfDevtool(compiler);
     // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
     if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
     compiler.options.module.rules.push({
@@ -78,17 +78,24 @@ export class JsprofWebpackPlugin {
 }
 
 /**
- * A devtool of the `eval` family (development mode's default) runs each module's code through
- * `eval`: code without a URL, whose frames a profile leaves out (as Chromium's does), so the trace
- * would show webpack's module wrappers only. One warning in the build's output.
+ * A devtool whose output a profile cannot be read through, in one warning in the build's output.
+ * One of the `eval` family (development mode's default) runs each module's code through `eval`:
+ * code without a URL, whose frames a profile leaves out (as Chromium's does), so the trace would
+ * show webpack's module wrappers only. A `cheap` one maps lines, not columns, so a frame mapped
+ * through it lands at the start of its line: not where its function starts, nor always inside it
+ * (`window.run = () => {…}` is then nameless).
  */
-function warnOfEvalDevtool(compiler: any): void {
+function warnOfDevtool(compiler: any): void {
   compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
     // As the mode's defaults made it: they apply after the plugins.
     const devtool = compiler.options.devtool;
-    if (typeof devtool !== 'string' || !devtool.includes('eval')) return;
-    const message = `jsprof: devtool '${devtool}' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use a devtool without eval, such as 'source-map' or 'cheap-module-source-map'`;
-    compilation.warnings.push(new compiler.webpack.WebpackError(message));
+    if (typeof devtool !== 'string') return;
+    const why = devtool.includes('eval')
+      ? "runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers)"
+      : devtool.includes('cheap')
+        ? "maps lines, not columns: frames mapped through it land at the start of their line, not where their function starts, and some lose their name"
+        : null;
+    if (why) compilation.warnings.push(new compiler.webpack.WebpackError(`jsprof: devtool '${devtool}' ${why}: use 'source-map' (or 'hidden-source-map')`));
   });
 }
 

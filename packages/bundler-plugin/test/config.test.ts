@@ -25,11 +25,18 @@ function webpackWarnings(options: webpack.Configuration): Promise<string[]> {
 describe('webpack', () => {
   test("a devtool of the eval family (development mode's default) gets one warning saying which devtool to use", async () => {
     expect(await webpackWarnings({ mode: 'development' })).toEqual([
-      "jsprof: devtool 'eval' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use a devtool without eval, such as 'source-map' or 'cheap-module-source-map'",
+      "jsprof: devtool 'eval' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use 'source-map' (or 'hidden-source-map')",
     ]);
     expect(await webpackWarnings({ mode: 'development', devtool: 'eval-cheap-module-source-map' })).toEqual([expect.stringMatching(/^jsprof: devtool 'eval-cheap-module-source-map' runs each module through eval/)]);
-    expect(await webpackWarnings({ mode: 'development', devtool: 'cheap-module-source-map' })).toEqual([]);
     expect(await webpackWarnings({ mode: 'production', devtool: 'source-map' })).toEqual([]);
+    expect(await webpackWarnings({ mode: 'development', devtool: 'hidden-source-map' })).toEqual([]);
+  });
+
+  test('a cheap devtool, whose maps have no columns, gets one warning saying which devtool to use', async () => {
+    expect(await webpackWarnings({ mode: 'development', devtool: 'cheap-module-source-map' })).toEqual([
+      "jsprof: devtool 'cheap-module-source-map' maps lines, not columns: frames mapped through it land at the start of their line, not where their function starts, and some lose their name: use 'source-map' (or 'hidden-source-map')",
+    ]);
+    expect(await webpackWarnings({ mode: 'production', devtool: 'cheap-source-map' })).toEqual([expect.stringMatching(/^jsprof: devtool 'cheap-source-map' maps lines, not columns/)]);
   });
 });
 
