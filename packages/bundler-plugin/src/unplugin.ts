@@ -4,7 +4,8 @@
  * TypeScript and JSX are already JavaScript there), instruments each module with the policy every
  * front end shares, and returns the edit's source map for the bundler to chain. esbuild hands
  * plugins the files as loaded, before its own transforms, so there only JavaScript files are
- * instrumented, and one its loader compiles (`loader: { '.js': 'jsx' }`) may not be JavaScript yet.
+ * instrumented, and one its loader compiles (`loader: { '.js': 'jsx' }`) may not be JavaScript yet;
+ * jsprof loads them itself there (esbuildLoad).
  * Each script the build writes gets its function table beside it, and says so at its end
  * (TABLE_REGISTRATION).
  */
@@ -14,7 +15,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createUnplugin } from 'unplugin';
 import type { Loader } from 'esbuild';
-import { JsSyntaxError, TABLE_REGISTRATION, TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
+import { JsSyntaxError, TABLE_REGISTRATION, TooDeeplyNestedError, chainSourceMaps, instrument, parseJs, readSourceMap, relocateSources, withInlineSourceMap } from '@jsprof/estree-instrument';
 import { normalizeOptions, protocolWarning } from '@jsprof/policy';
 import { JsprofPluginOptions, checkOptionNames } from './options';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
@@ -66,6 +67,7 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     if (warning) this.warn(`jsprof: ${warning}`);
     return result.changed ? { code: result.code, map: result.map } : null;
   };
+  const esbuildTransform = (code: string, file: string, warn: (message: string) => void) => transform.call({ warn }, code, file);
   // rollup: after every other plugin's transform, wherever jsprof is listed (vite orders plugins by `enforce`).
   const rollupTransform = {
     order: 'post' as const,
@@ -77,7 +79,8 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     name: 'jsprof',
     enforce: 'post',
     transformInclude,
-    transform,
+    // esbuild: loaded by jsprof (esbuildLoad), not by unplugin's transform.
+    ...(meta.framework !== 'esbuild' && { transform }),
     // Function tables describe the scripts as they will run: after minification, from the final output,
     // so after every other plugin's generateBundle (vite's rewrites its dynamic imports' preload lists there).
     // Each script says it has one (TABLE_REGISTRATION), at its end, outside any wrapper.
@@ -87,10 +90,9 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
       config(options) {
         esbuildLoaders = options.loader ?? {};
       },
-      // The code jsprof hands back is compiled by the loader esbuild would have used (unplugin's guess is 'js').
-      loader: (_, id) => esbuildLoader(fileOf(id)),
       setup(build) {
         if (included && instrumenting()) warnOfUncompiled(build, (file) => included(file) && !instrumented(file));
+        if (instrumenting()) esbuildLoad(build, transformInclude, esbuildTransform, esbuildLoader);
         if (build.initialOptions.write === false) return;
         if (!instrumenting()) return void sampledEsbuild(build, sampling!);
         const footer = build.initialOptions.footer?.js;
@@ -110,6 +112,39 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     },
   };
 });
+
+/**
+ * esbuild: the scripts jsprof instruments, loaded by jsprof (esbuild has no transform hook), as the
+ * loader esbuild would have used compiles them. Only files on disk: a module another plugin makes
+ * (its own namespace) is that plugin's to load. The map the file names, if any, is chained, so the
+ * build's map leads on to a dependency's own sources, as it does without jsprof.
+ */
+function esbuildLoad(
+  build: any,
+  include: (id: string) => boolean,
+  transform: (code: string, file: string, warn: (message: string) => void) => { code: string; map: any } | null | undefined,
+  loader: (file: string) => Loader,
+): void {
+  build.onLoad({ filter: /\.[cm]?js$/, namespace: 'file' }, async (args: { path: string }) => {
+    if (!include(args.path)) return undefined;
+    const code = await fs.promises.readFile(args.path, 'utf8');
+    const warnings: Array<{ text: string }> = [];
+    const result = transform(code, args.path, (text) => warnings.push({ text }));
+    if (!result) return warnings.length > 0 ? { warnings } : undefined;
+    return { contents: withInlineSourceMap(result.code, mapThrough(result.map, code, args.path)), loader: loader(args.path), warnings };
+  });
+}
+
+/** The instrumented file's map, leading on through the map the file's own code names (if it can be read). */
+function mapThrough(map: any, code: string, file: string): any {
+  const own = readSourceMap(code, file);
+  if (!own) return map;
+  try {
+    return relocateSources(chainSourceMaps(map, own.map), own.dir, path.dirname(file), path.basename(file));
+  } catch {
+    return map; // a map that cannot be chained leads no further, as esbuild would not follow it either
+  }
+}
 
 /**
  * esbuild: one warning a build, at the first file `include` asks for (`wanted`) that jsprof never sees
