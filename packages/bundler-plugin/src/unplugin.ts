@@ -85,7 +85,13 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     // so after every other plugin's generateBundle (vite's rewrites its dynamic imports' preload lists there).
     // Each script says it has one (TABLE_REGISTRATION), at its end, outside any wrapper.
     rollup: { transform: rollupTransform, generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledRollup(sampling)) },
-    vite: { generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) }, footer, ...(sampling && sampledVite(sampling)) },
+    vite: {
+      // vite bundles a worker (`new Worker(new URL('./worker.js', import.meta.url))`) apart, with only `worker.plugins`.
+      config: () => ({ worker: { plugins: () => [workerPlugin(rollupTransform, emitFunctionTables(instrumenting), footer)] } }),
+      generateBundle: { order: 'post', handler: emitFunctionTables(instrumenting) },
+      footer,
+      ...(sampling && sampledVite(sampling)),
+    },
     esbuild: {
       config(options) {
         esbuildLoaders = options.loader ?? {};
@@ -112,6 +118,32 @@ export const jsprofUnplugin = createUnplugin<JsprofPluginOptions | undefined>((o
     },
   };
 });
+
+/** jsprof in the build of a vite worker (a rollup plugin), unless `worker.plugins` lists jsprof already. */
+function workerPlugin(transform: { handler(this: any, code: string, id: string): unknown }, emitTables: (this: any, output: unknown, bundle: any) => void, footer: () => string): any {
+  let listed = false;
+  return {
+    name: 'jsprof:worker',
+    enforce: 'post',
+    options(options: { plugins?: unknown }) {
+      listed = [options.plugins].flat(Infinity).some((plugin: any) => plugin?.name === 'jsprof');
+      return null;
+    },
+    transform: {
+      order: 'post',
+      handler(this: any, code: string, id: string) {
+        return listed ? null : transform.handler.call(this, code, id);
+      },
+    },
+    generateBundle: {
+      order: 'post',
+      handler(this: any, output: unknown, bundle: any) {
+        if (!listed) emitTables.call(this, output, bundle);
+      },
+    },
+    footer: () => (listed ? '' : footer()),
+  };
+}
 
 /**
  * esbuild: the scripts jsprof instruments, loaded by jsprof (esbuild has no transform hook), as the
