@@ -17,7 +17,7 @@
  */
 import * as path from 'node:path';
 import { normalizeOptions } from '@jsprof/policy';
-import { TABLE_REGISTRATION } from '@jsprof/estree-instrument';
+import { TABLE_REGISTRATION, webpackDevtoolProblem } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { SCRIPTS, moduleFilter } from './filter';
 import { JsprofPluginOptions, checkOptionNames } from './options';
@@ -77,25 +77,12 @@ export class JsprofWebpackPlugin {
   }
 }
 
-/**
- * A devtool whose output a profile cannot be read through, in one warning in the build's output.
- * One of the `eval` family (development mode's default) runs each module's code through `eval`:
- * code without a URL, whose frames a profile leaves out (as Chromium's does), so the trace would
- * show webpack's module wrappers only. A `cheap` one maps lines, not columns, so a frame mapped
- * through it lands at the start of its line: not where its function starts, nor always inside it
- * (`window.run = () => {…}` is then nameless).
- */
+/** One warning in the build's output where a profile cannot be read through the devtool (webpackDevtoolProblem). */
 function warnOfDevtool(compiler: any): void {
   compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
     // As the mode's defaults made it: they apply after the plugins.
-    const devtool = compiler.options.devtool;
-    if (typeof devtool !== 'string') return;
-    const why = devtool.includes('eval')
-      ? "runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers)"
-      : devtool.includes('cheap')
-        ? "maps lines, not columns: frames mapped through it land at the start of their line, not where their function starts, and some lose their name"
-        : null;
-    if (why) compilation.warnings.push(new compiler.webpack.WebpackError(`jsprof: devtool '${devtool}' ${why}: use 'source-map' (or 'hidden-source-map')`));
+    const problem = webpackDevtoolProblem(compiler.options.devtool);
+    if (problem) compilation.warnings.push(new compiler.webpack.WebpackError(problem));
   });
 }
 

@@ -5,6 +5,7 @@
  *
  *   use: [{ loader: '@jsprof/swc-plugin/loader', options: { threshold: 10 } }, 'swc-loader']
  */
+import { webpackDevtoolProblem } from '@jsprof/estree-instrument';
 import { protocolWarning } from '@jsprof/policy';
 import { instrument, SwcInstrumentOptions } from './index';
 
@@ -14,9 +15,19 @@ interface LoaderContext {
   getOptions?(): SwcInstrumentOptions;
   callback(error: Error | null, code?: string, map?: any): void;
   emitWarning?(warning: Error): void;
+  _compiler?: { options?: { devtool?: unknown } };
+  _compilation?: object;
 }
 
+/** The compilations whose devtool the loader has looked at: it says so once a build. */
+const devtoolSeen = new WeakSet<object>();
+
 export default function jsprofLoader(this: LoaderContext, source: string, inputMap?: any): void {
+  if (this._compilation && !devtoolSeen.has(this._compilation)) {
+    devtoolSeen.add(this._compilation);
+    const problem = webpackDevtoolProblem(this._compiler?.options?.devtool);
+    if (problem) this.emitWarning?.(new Error(problem));
+  }
   try {
     const options = this.getOptions?.() ?? {};
     const result = instrument(source, {

@@ -5,6 +5,7 @@
  */
 import * as acorn from 'acorn';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import { transformSync } from '@swc/core';
@@ -133,6 +134,29 @@ describe('the webpack loader', () => {
       loader.call({ resourcePath: '/app/src/util.ts', getOptions: () => ({}), callback: (e: Error | null) => resolve(e) }, 'const size: number = 1;\n', null),
     );
     expect(error?.message).toMatch(/^\/app\/src\/util\.ts:1:11: .*list '@jsprof\/swc-plugin\/loader' before 'swc-loader'/);
+  });
+
+  test('a devtool a profile cannot be read through (eval, development mode\'s default; cheap) gets one warning a build, saying which to use', async () => {
+    const webpack = require('webpack');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jsprof-swc-loader-'));
+    fs.writeFileSync(path.join(dir, 'sum.js'), 'export function sum(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s += i;\n  return s;\n}\n');
+    fs.writeFileSync(path.join(dir, 'index.js'), "import { sum } from './sum.js';\nconsole.log(sum(3));\n");
+    const warnings = (options: object) =>
+      new Promise<string[]>((resolve, reject) =>
+        webpack(
+          { context: dir, entry: './index.js', output: { path: path.join(dir, 'dist') }, module: { rules: [{ test: /\.js$/, use: [{ loader: require.resolve('../src/loader'), options: { threshold: 1 } }] }] }, ...options },
+          (error: Error | null, stats: any) => (error || stats.hasErrors() ? reject(error ?? new Error(stats.toString('errors-only'))) : resolve(stats.compilation.warnings.map((w: Error) => w.message))),
+        ),
+      );
+    try {
+      expect(await warnings({ mode: 'development' })).toEqual([
+        expect.stringContaining("jsprof: devtool 'eval' runs each module through eval, whose frames a profile leaves out (it shows only webpack's module wrappers): use 'source-map' (or 'hidden-source-map')"),
+      ]);
+      expect(await warnings({ mode: 'development', devtool: 'cheap-module-source-map' })).toEqual([expect.stringContaining("jsprof: devtool 'cheap-module-source-map' maps lines, not columns")]);
+      expect(await warnings({ mode: 'development', devtool: 'source-map' })).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
