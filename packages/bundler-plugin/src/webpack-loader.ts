@@ -11,9 +11,12 @@ interface LoaderContext {
   getOptions?(): object;
   callback(error: Error | null, code?: string, map?: any): void;
   emitWarning?(warning: Error): void;
+  _module?: { type?: string };
 }
 
 export default function jsprofWebpackLoader(this: LoaderContext, source: string, inputMap?: any): void {
+  // A script imported as text (`type: 'asset/source'`, `import text from './a.js?raw'`) is the app's data, not its code.
+  if (this._module?.type === 'asset/source') return this.callback(null, source, inputMap);
   try {
     const result = instrument(
       { code: source, program: parseJs(source, this.resourcePath), filename: this.resourcePath, inputSourceMap: inputMap ?? undefined, sourceMap: this.sourceMap !== false },
