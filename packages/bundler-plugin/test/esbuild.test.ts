@@ -75,3 +75,10 @@ test('a second pass changes nothing: a file jsprof instrumented is left as it is
   const twice = await build({ entryPoints: [path.join(dir, 'sum.js')], bundle: false, plugins: [jsprofUnplugin.esbuild({ threshold: 1 })] });
   expect(twice.outputFiles![0].text).toBe(first);
 });
+
+test.each([true, 'inline', 'external'] as const)("sourcemap: %s, minified: each script's function table names functions as the sources do where the map says", async (sourcemap) => {
+  write({ 'app.js': LOOP.replace('export function sum', 'export function countUpTo') + 'console.log(countUpTo(3));\n' });
+  await esbuild.build({ entryPoints: [path.join(dir, 'app.js')], bundle: true, minify: true, format: 'iife', sourcemap, outdir: path.join(dir, 'out'), logLevel: 'silent', plugins: [jsprofUnplugin.esbuild({ threshold: 1 })] });
+  const table = JSON.parse(fs.readFileSync(path.join(dir, 'out/app.js.jsprof.json'), 'utf8'));
+  expect(table.functions.map((f: unknown[]) => f[0])).toContain('countUpTo');
+});
