@@ -16,7 +16,7 @@
  * snippet that picks one per page load and profiles the picked ones (sampling.ts).
  */
 import * as path from 'node:path';
-import { normalizeOptions } from '@jsprof/policy';
+import { OptionsError, normalizeOptions } from '@jsprof/policy';
 import { TABLE_REGISTRATION, webpackDevtoolProblem } from '@jsprof/estree-instrument';
 import { SCRIPT_OUTPUT, functionTableFor } from './function-table';
 import { SCRIPTS, moduleFilter } from './filter';
@@ -35,26 +35,37 @@ export { jsprofUnplugin } from './unplugin';
  * sources.
  */
 export class JsprofWebpackPlugin {
-  private readonly options: JsprofPluginOptions;
-  private readonly instrumented: (file: string) => boolean;
+  readonly #options: JsprofPluginOptions;
+  readonly #instrumented: (file: string) => boolean;
+  readonly name = 'JsprofWebpackPlugin';
 
   constructor(options: JsprofPluginOptions = {}) {
     checkOptionNames(options);
     const { include, exclude, sampling, ...policy } = options;
     // bad options fail when the config loads, not in the middle of a build
     normalizeOptions(policy);
-    this.instrumented = moduleFilter({ include, exclude }, SCRIPTS);
+    this.#instrumented = moduleFilter({ include, exclude }, SCRIPTS);
     if (sampling) checkSampling(sampling);
-    this.options = options;
+    this.#options = options;
+  }
+
+  // vite (which calls apply(config, env)), rollup and esbuild, given this plugin in place of their own, are told which to use.
+  setup(): never {
+    notWebpack();
+  }
+
+  buildStart(): never {
+    notWebpack();
   }
 
   apply(compiler: any): void {
-    const { include, exclude, sampling, ...policy } = this.options;
+    if (typeof compiler?.hooks?.thisCompilation?.tap !== 'function') notWebpack();
+    const { include, exclude, sampling, ...policy } = this.#options;
     warnOfDevtool(compiler);
     // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
     if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
     compiler.options.module.rules.push({
-      test: this.instrumented,
+      test: this.#instrumented,
       enforce: 'post',
       use: [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }],
     });
@@ -75,6 +86,10 @@ export class JsprofWebpackPlugin {
       });
     });
   }
+}
+
+function notWebpack(): never {
+  throw new OptionsError("JsprofWebpackPlugin is webpack's plugin: vite, rollup and esbuild take jsprof's from '@jsprof/bundler-plugin/vite', '@jsprof/bundler-plugin/rollup' and '@jsprof/bundler-plugin/esbuild'");
 }
 
 /** One warning in the build's output where a profile cannot be read through the devtool (webpackDevtoolProblem). */

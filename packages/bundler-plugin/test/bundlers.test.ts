@@ -207,7 +207,10 @@ describe('the plugins', () => {
     expect(include('/elsewhere/lib/a.test.js', { exclude: ['**/node_modules/**', /\.test\.js$/] })).toBe(false);
     expect(include(`${src}/a.js`, { include: [/\/src\//], exclude: `${src}/a.js` })).toBe(false);
     expect(include(`${src}/style.css`, { include: 'src/**' })).toBe(false); // only scripts, whatever include says
-    const webpack = (file: string, options: object) => (new JsprofWebpackPlugin(options) as any).instrumented(file);
+    const webpack = (file: string, options: object) => {
+      const compiler = require('webpack')({ plugins: [new JsprofWebpackPlugin(options)] });
+      return compiler.options.module.rules.find((rule: any) => rule.enforce === 'post').test(file);
+    };
     expect(webpack(`${src}/a.js`, { include: 'src/**', exclude: /a\.js$/ })).toBe(false);
     expect(webpack(`${src}/b.ts`, { include: 'src/**' })).toBe(true);
   });

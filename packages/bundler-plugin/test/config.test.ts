@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import webpack from 'webpack';
+import * as esbuild from 'esbuild';
+import { rollup, Plugin } from 'rollup';
 import { JsprofWebpackPlugin, jsprofUnplugin } from '../src';
 
 let dir: string;
@@ -57,5 +59,19 @@ describe('options', () => {
     expect(() => make({ importSource: '@jsprof/runtime' })).toThrow('@jsprof: the plugin does not take "importSource"');
     expect(() => make({ treshold: 10, include: 'src/**' })).toThrow(`@jsprof: unknown option "treshold"; ${KNOWN}`);
     expect(() => make({ threshold: 5, loopingFunctions: false, loops: true, exits: false, include: 'src/**', exclude: /x/, sampling: { rate: 0.5 } })).not.toThrow();
+  });
+});
+
+describe('JsprofWebpackPlugin given to another bundler', () => {
+  const NOT_WEBPACK = "@jsprof: JsprofWebpackPlugin is webpack's plugin: vite, rollup and esbuild take jsprof's from '@jsprof/bundler-plugin/vite', '@jsprof/bundler-plugin/rollup' and '@jsprof/bundler-plugin/esbuild'";
+
+  test('rollup and esbuild fail saying which plugin to use', async () => {
+    const entry = path.join(dir, 'index.js');
+    await expect(rollup({ input: entry, plugins: [new JsprofWebpackPlugin() as unknown as Plugin] })).rejects.toThrow(NOT_WEBPACK);
+    await expect(esbuild.build({ entryPoints: [entry], write: false, logLevel: 'silent', plugins: [new JsprofWebpackPlugin() as unknown as esbuild.Plugin] })).rejects.toThrow(NOT_WEBPACK);
+  });
+
+  test('vite, which calls a plugin\'s apply(config, env) to ask whether it applies, is told the same', () => {
+    expect(() => new JsprofWebpackPlugin().apply({ root: dir, build: {} })).toThrow(NOT_WEBPACK);
   });
 });
