@@ -157,8 +157,9 @@ function esbuildLoad(
   transform: (code: string, file: string, warn: (message: string) => void) => { code: string; map: any } | null | undefined,
   loader: (file: string) => Loader,
 ): void {
-  build.onLoad({ filter: /\.[cm]?js$/, namespace: 'file' }, async (args: { path: string }) => {
-    if (!include(args.path)) return undefined;
+  build.onLoad({ filter: /\.[cm]?js$/, namespace: 'file' }, async (args: { path: string; with?: Record<string, string> }) => {
+    // Imported as something else (`with { type: 'text' }`): the app's data, not its code.
+    if (args.with?.type || !include(args.path)) return undefined;
     const code = await fs.promises.readFile(args.path, 'utf8');
     const warnings: Array<{ text: string }> = [];
     const result = transform(code, args.path, (text) => warnings.push({ text }));

@@ -82,3 +82,13 @@ test.each([true, 'inline', 'external'] as const)("sourcemap: %s, minified: each 
   const table = JSON.parse(fs.readFileSync(path.join(dir, 'out/app.js.jsprof.json'), 'utf8'));
   expect(table.functions.map((f: unknown[]) => f[0])).toContain('countUpTo');
 });
+
+test("a script imported as text (with { type: 'text' }) is the file's text", async () => {
+  write({ 'sum.js': LOOP, 'app.js': "import text from './sum.js' with { type: 'text' };\nimport { sum } from './sum.js';\nexport { text, sum };\n" });
+  const { outputFiles } = await build({ entryPoints: [path.join(dir, 'app.js')], format: 'cjs', plugins: [jsprofUnplugin.esbuild({ threshold: 1 })] });
+  const module = { exports: {} as { text: string; sum: (n: number) => number } };
+  new Function('module', 'exports', outputFiles![0].text)(module, module.exports);
+  expect(module.exports.text).toBe(LOOP);
+  expect(module.exports.sum(4)).toBe(6);
+  expect(outputFiles![0].text).toMatch(CHECK);
+});
