@@ -1,5 +1,5 @@
 /**
- * jsprof's checks as an unplugin: one transform for vite, rollup and esbuild. It runs after the
+ * jsprof's checks as an unplugin: one transform for vite, rollup and esbuild's loader. It runs after the
  * build's own transforms (vite: `enforce: 'post'`; rollup: the transform hook's `order: 'post'`, so
  * TypeScript and JSX are already JavaScript there), instruments each module with the policy every
  * front end shares, and returns the edit's source map for the bundler to chain. esbuild hands
