@@ -79,8 +79,10 @@ export class JsprofWebpackPlugin {
         }
       });
       compilation.hooks.processAssets.tap({ name: 'JsprofWebpackPlugin', stage: Compilation.PROCESS_ASSETS_STAGE_ANALYSE }, (assets: Record<string, any>) => {
+        // The script's map, wherever the devtool put it (SourceMapDevToolPlugin's `filename: 'maps/[file].map'`).
+        const mapOf = (name: string) => [compilation.getAsset(name)?.info.related?.sourceMap].flat()[0] ?? `${name}.map`;
         for (const [name, asset] of Object.entries(assets)) {
-          const table = SCRIPT_OUTPUT.test(name) ? functionTableFor(name, asset.source().toString(), assets[`${name}.map`]?.source().toString()) : null;
+          const table = SCRIPT_OUTPUT.test(name) ? functionTableFor(name, asset.source().toString(), assets[mapOf(name)]?.source().toString()) : null;
           if (table) compilation.emitAsset(table[0], new sources.RawSource(table[1]));
         }
       });

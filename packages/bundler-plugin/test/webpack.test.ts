@@ -30,3 +30,13 @@ test("a script imported as text (type 'asset/source') is the file's text, and th
   new Function('shown', main)(shown);
   expect(shown.join('\n')).toBe(snippet);
 });
+
+test("each script's function table names functions as the sources do through the map, wherever the devtool puts it", async () => {
+  fs.writeFileSync(path.join(dir, 'index.js'), 'function countUpTo(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s += i;\n  return s;\n}\nconsole.log(countUpTo(3), countUpTo(4));\n');
+  const names = async (options: webpack.Configuration) => {
+    await build(options);
+    return JSON.parse(fs.readFileSync(path.join(dir, 'dist/main.js.jsprof.json'), 'utf8')).functions.map((f: unknown[]) => f[0]);
+  };
+  expect(await names({})).toContain('countUpTo');
+  expect(await names({ devtool: false, plugins: [new webpack.SourceMapDevToolPlugin({ filename: 'maps/[file].map' }), new JsprofWebpackPlugin({ threshold: 1 })] })).toContain('countUpTo');
+});
