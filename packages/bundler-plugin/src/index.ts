@@ -36,7 +36,7 @@ export { jsprofUnplugin } from './unplugin';
  */
 export class JsprofWebpackPlugin {
   readonly #options: JsprofPluginOptions;
-  readonly #instrumented: (file: string) => boolean;
+  readonly #instrumented: (file: string, content?: string) => boolean;
   readonly name = 'JsprofWebpackPlugin';
 
   constructor(options: JsprofPluginOptions = {}) {
@@ -64,11 +64,8 @@ export class JsprofWebpackPlugin {
     warnOfDevtool(compiler);
     // A sampled build's first compiler is plain: jsprof does nothing to it but start the second.
     if (sampling && !inInstrumentedPass()) return sampledWebpack(compiler, sampling);
-    compiler.options.module.rules.push({
-      test: this.#instrumented,
-      enforce: 'post',
-      use: [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }],
-    });
+    const use = [{ loader: require.resolve('./webpack-loader'), options: { ...policy, runtime: 'global' } }];
+    compiler.options.module.rules.push({ test: this.#instrumented, enforce: 'post', use }, { ...vueBlocks(this.#instrumented), enforce: 'post', use });
     // Function tables of the scripts as they will run: after minification and content hashing.
     const { Compilation, sources } = compiler.webpack;
     compiler.hooks.thisCompilation.tap('JsprofWebpackPlugin', (compilation: any) => {
@@ -88,6 +85,24 @@ export class JsprofWebpackPlugin {
       });
     });
   }
+}
+
+/**
+ * The blocks of Vue components, as vue-loader requests them (`App.vue?vue&type=script&setup=true&lang=ts`),
+ * by the file their language makes (`App.vue.ts`). VueLoaderPlugin gives the rules listed when it
+ * runs such conditions; jsprof's, listed after it, would miss them. (Its way: the resource's
+ * condition is tested before the query's.)
+ */
+function vueBlocks(instrumented: (file: string, content: string) => boolean) {
+  let resource = '';
+  return {
+    resource: (file: string) => ((resource = file), true),
+    resourceQuery: (query: string) => {
+      const block = new URLSearchParams(query.slice(1));
+      const lang = block.get('lang');
+      return block.has('vue') && block.get('type') !== 'style' && lang !== null && instrumented(resource, `${resource}.${lang}`);
+    },
+  };
 }
 
 function notWebpack(): never {

@@ -40,3 +40,16 @@ test("each script's function table names functions as the sources do through the
   expect(await names({})).toContain('countUpTo');
   expect(await names({ devtool: false, plugins: [new webpack.SourceMapDevToolPlugin({ filename: 'maps/[file].map' }), new JsprofWebpackPlugin({ threshold: 1 })] })).toContain('countUpTo');
 });
+
+test("a block of a Vue component as vue-loader requests it (App.vue?vue&type=script&lang=js) gets checks, without VueLoaderPlugin having seen jsprof's rule", async () => {
+  // What vue-loader does, in short: a block of the component, compiled as its language says.
+  fs.writeFileSync(path.join(dir, 'blocks.js'), "module.exports = function (source) { const type = new URLSearchParams(this.resourceQuery.slice(1)).get('type'); return new RegExp(`<${type}>([^]*)</${type}>`).exec(source)[1]; };\n");
+  fs.writeFileSync(path.join(dir, 'App.vue'), '<script>\nexport function sum(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s += i;\n  return s;\n}\n</script>\n<style>\n.box { color: red }\n</style>\n');
+  fs.writeFileSync(path.join(dir, 'index.js'), "import { sum } from './App.vue?vue&type=script&lang=js';\nimport style from './App.vue?vue&type=style&index=0&lang=css';\nconsole.log(sum(3), style);\n");
+  await build({ module: { rules: [{ test: /\.vue$/, use: path.join(dir, 'blocks.js') }, { resourceQuery: /type=style/, type: 'asset/source' }] } });
+  const main = fs.readFileSync(path.join(dir, 'dist/main.js'), 'utf8');
+  expect(main).toMatch(/__jsprof\$c\[/);
+  const logged: unknown[] = [];
+  new Function('console', main)({ log: (...args: unknown[]) => logged.push(...args) });
+  expect(logged).toEqual([3, '\n.box { color: red }\n']);
+});
