@@ -1,5 +1,6 @@
 /** Self and total time per function of a trace, as counts of samples. */
 import type { ProfilerTrace } from '@jsprof/runtime';
+import { walkTree } from './report/tree-walk';
 
 export interface FunctionTime {
   frameId: number;
@@ -30,18 +31,39 @@ export function summarize(trace: ProfilerTrace): TraceSummary {
     self: 0,
     total: 0,
   }));
-  // Frames on each stack, computed once per stack (stacks are parent-first).
-  const framesOf: number[][] = [];
-  trace.stacks.forEach((s, i) => {
-    const parent = s.parentId === undefined ? [] : framesOf[s.parentId];
-    framesOf[i] = parent.includes(s.frameId) ? parent : [...parent, s.frameId];
-  });
+  // Samples on each stack, then under it (its own and its descendants': stacks are listed parents first).
+  const { stacks } = trace;
+  const under = new Float64Array(stacks.length);
   let busy = 0;
   for (const sample of trace.samples) {
     if (sample.stackId === undefined) continue;
     busy++;
-    functions[trace.stacks[sample.stackId].frameId].self++;
-    for (const f of framesOf[sample.stackId]) functions[f].total++;
+    under[sample.stackId]++;
+    functions[stacks[sample.stackId].frameId].self++;
   }
+  const children: number[][] = [];
+  const roots: number[] = [];
+  for (let i = stacks.length - 1; i >= 0; i--) {
+    const parent = stacks[i].parentId;
+    if (under[i] === 0) continue; // no sample at it or under it
+    if (parent === undefined) roots.push(i);
+    else {
+      under[parent] += under[i];
+      (children[parent] ??= []).push(i);
+    }
+  }
+  // A function's total is the samples under its outermost call on each path: recursion counts a sample once.
+  const onPath = new Uint32Array(trace.frames.length);
+  walkTree(
+    -1,
+    (stackId) => (stackId === -1 ? roots : (children[stackId] ?? [])),
+    (stackId) => {
+      const frameId = stacks[stackId].frameId;
+      if (onPath[frameId]++ === 0) functions[frameId].total += under[stackId];
+    },
+    (stackId) => {
+      if (stackId !== -1) onPath[stacks[stackId].frameId]--;
+    },
+  );
   return { samples: trace.samples.length, busy, functions };
 }
