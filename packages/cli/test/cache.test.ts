@@ -135,6 +135,16 @@ describe('jsprof cache info and clear', () => {
     expect(jsprof(['cache', 'clear'], { cwd: dir, env }).stdout).toBe(`jsprof: removed 0 cached modules (0.0 KB) from ${cache}\n`);
   });
 
+  test('a JSPROF_CACHE_DIR that is a file: info and clear both say so (exit status 1), and clear claims no removal', () => {
+    const file = path.join(dir, 'not-a-cache.txt');
+    fs.writeFileSync(file, 'a file');
+    for (const command of ['info', 'clear']) {
+      const result = jsprof(['cache', command], { cwd: dir, env: { JSPROF_CACHE_DIR: file } });
+      expect([command, result.status, result.stdout, result.stderr]).toEqual([command, 1, '', `jsprof: ${file} (JSPROF_CACHE_DIR): not a directory\n`]);
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('a file');
+  });
+
   test('the default location is node_modules/.cache/jsprof where the program starts, if node_modules exists', () => {
     const project = tempDir();
     fs.mkdirSync(path.join(project, 'node_modules'));
