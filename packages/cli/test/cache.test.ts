@@ -212,3 +212,16 @@ describe('progress on a terminal', () => {
     expect([run.status, run.stderr]).toEqual([0, '']);
   });
 });
+
+test('jsprof without a command, or help for one that is not there, is bad usage (2): the help on stderr; help asked for is 0', () => {
+  for (const args of [[], ['help', 'reprot']]) {
+    const run = jsprof(args);
+    expect([args, run.status, run.stdout]).toEqual([args, 2, '']);
+    expect(run.stderr).toMatch(/^Usage: jsprof \[options\] \[command\]\n/);
+  }
+  for (const args of [['help'], ['--help'], ['help', 'report'], ['report', '--help']]) {
+    const run = jsprof(args);
+    expect([args, run.status, run.stderr]).toEqual([args, 0, '']);
+    expect(run.stdout).toMatch(/^Usage: jsprof /);
+  }
+});
