@@ -181,9 +181,9 @@ export function checkOutput(out: string, inputs: Input[]): void {
 export function writeResult(out: string, text: string | Iterable<string>, inputs: Input[] = []): void {
   checkOutput(out, inputs);
   if (out === '-') {
+    // A reader that stopped early has what it wanted: stop writing (other errors: bin/jsprof.js says what, status 1).
     process.stdout.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);
-      process.exit(error.code === 'EPIPE' ? 0 : 1);
+      if (error.code === 'EPIPE') process.exit(0);
     });
     if (typeof text === 'string') process.stdout.write(text);
     else for (const piece of text) process.stdout.write(piece);

@@ -177,6 +177,18 @@ describe('errors: one line, exit status 1, no stack trace', () => {
     }
   });
 
+  test('standard output that cannot be written (a full disk): one line saying so, exit status 1, for every command that prints', () => {
+    const full = fs.openSync('/dev/full', 'w');
+    try {
+      for (const args of [['report', tracePath], ['report', '--json', tracePath], ['report', '--html', '-', tracePath], ['convert', tracePath, '-o', '-'], ['aggregate', tracePath], ['aggregate', '--json', tracePath]]) {
+        const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', full, 'pipe'] });
+        expect([args, run.status, run.stderr]).toEqual([args, 1, 'jsprof: cannot write to standard output: no space left on the device\n']);
+      }
+    } finally {
+      fs.closeSync(full);
+    }
+  });
+
   test('--help documents the views and the JSON shape', () => {
     const help = jsprof(['report', '--help']).stdout;
     for (const text of ['--view', 'top-down', 'bottom-up', '--top', '--min-share', '--json', '--html', '"tree"', 'intervalMs', 'hidden']) expect(help).toContain(text);

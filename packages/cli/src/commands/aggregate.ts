@@ -58,8 +58,10 @@ function aggregateWithProgress(files: string[], options: AggregateFilesOptions):
  */
 function writeJson(result: AggregateResult): void {
   const { all, groups, ...summary } = result;
-  // A reader that stops early (`| head`) closes the pipe: stop there, without a stack trace.
-  process.stdout.once('error', (error: NodeJS.ErrnoException) => process.exit(error.code === 'EPIPE' && !result.rejected ? 0 : 1));
+  // A reader that stops early (`| head`) closes the pipe: stop there, with the exit status (other errors: bin/jsprof.js says what, status 1).
+  process.stdout.once('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(result.rejected ? 1 : 0);
+  });
   const write = (text: string) => process.stdout.write(text);
   const writeView = (view: AggregateView) => {
     const { functions, ...counts } = view;
