@@ -192,6 +192,8 @@ describe('errors: one line, exit status 1, no stack trace', () => {
   test('--help documents the views and the JSON shape', () => {
     const help = jsprof(['report', '--help']).stdout;
     for (const text of ['--view', 'top-down', 'bottom-up', '--top', '--min-share', '--json', '--html', '"tree"', 'intervalMs', 'hidden']) expect(help).toContain(text);
+    // Every command that reads traces reads V8 CPU profiles too, and says so.
+    for (const command of ['report', 'convert', 'symbolicate', 'aggregate']) expect([command, jsprof([command, '--help']).stdout.replace(/\s+/g, ' ')]).toEqual([command, expect.stringContaining('a V8 .cpuprofile')]);
   });
 });
 

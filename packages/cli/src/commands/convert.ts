@@ -22,7 +22,7 @@ export function addConvertCommand(program: Command, _setExitCode: (code: number)
   program
     .command('convert')
     .description("Convert a trace to a Chrome DevTools CPU profile (.cpuprofile, V8's format) or a speedscope profile.")
-    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it and traceReceiver stores it); - for standard input, converted to standard output unless -o says otherwise')
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, {meta, trace} as sendTrace posts it and traceReceiver stores it, or a V8 .cpuprofile); - for standard input, converted to standard output unless -o says otherwise')
     .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).default('cpuprofile'))
     .option('-o, --out <file>', 'where to write it ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .cpuprofile or .speedscope.json')
     .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
