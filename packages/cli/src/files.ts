@@ -36,7 +36,7 @@ export function removeStaleTempFiles(dir: string): void {
 /**
  * Writes `target` through a temporary file and a rename, keeping an existing file's owner and mode
  * (never wider than `options.like`'s, if given: a new file takes that file's); through a symlink,
- * the file it names is replaced. A character device or a pipe (/dev/null, /dev/stdout) is written to
+ * the file it names is replaced (or made, where it is not there yet). A character device or a pipe (/dev/null, /dev/stdout) is written to
  * directly: there is nothing to replace, and a rename would put a file in its place. A block device
  * or a socket is refused.
  */
@@ -47,7 +47,7 @@ export function writeAtomic(target: string, data: string | Iterable<string>, opt
     writeAll(target, data, 'w');
     return;
   }
-  const file = stat ? fs.realpathSync(target) : target;
+  const file = stat ? fs.realpathSync(target) : danglingLinkTarget(target);
   const like = options.like ? fs.statSync(options.like, { throwIfNoEntry: false }) : undefined;
   const model = stat ? { uid: stat.uid, gid: stat.gid, mode: like ? stat.mode & like.mode : stat.mode } : like;
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -70,6 +70,21 @@ export function writeAtomic(target: string, data: string | Iterable<string>, opt
     fs.rmSync(tmp, { force: true });
     throw error;
   }
+}
+
+/** The file a symbolic link names that is not there yet (following links to links), or `target` itself where it is no link. */
+function danglingLinkTarget(target: string): string {
+  let file = target;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = fs.readlinkSync(file);
+    } catch {
+      return file; // not a link
+    }
+    file = path.resolve(path.dirname(file), link);
+  }
+  return file;
 }
 
 /** Writes `data` to `file`, opened with `flags`: text, or pieces of text (more than one string may hold). */

@@ -290,6 +290,14 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
     expect(jsprof(['convert', traceFile, '--to', 'cpuprofile', '-o', link]).status).toBe(0);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).samples).toHaveLength(trace.samples.length);
+
+    // A link to a file not there yet (relative, through a second link): the file is made, the links kept.
+    const later = path.join(dir, 'profiles', 'later.cpuprofile');
+    fs.symlinkSync(path.join('profiles', 'later.cpuprofile'), path.join(dir, 'hop.cpuprofile'));
+    fs.symlinkSync('hop.cpuprofile', path.join(dir, 'dangling.cpuprofile'));
+    expect(jsprof(['convert', traceFile, '-o', path.join(dir, 'dangling.cpuprofile')]).status).toBe(0);
+    for (const name of ['dangling.cpuprofile', 'hop.cpuprofile']) expect([name, fs.lstatSync(path.join(dir, name)).isSymbolicLink()]).toEqual([name, true]);
+    expect(JSON.parse(fs.readFileSync(later, 'utf8')).samples).toHaveLength(trace.samples.length);
   });
 });
 
