@@ -36,25 +36,25 @@ export function removeStaleTempFiles(dir: string): void {
 /**
  * Writes `target` through a temporary file and a rename, keeping an existing file's owner and mode
  * (never wider than `options.like`'s, if given: a new file takes that file's); through a symlink,
- * the file it names is replaced. A character device or a pipe (/dev/null, /dev/stdout) is written to
+ * the file it names is replaced (or made, where it is not there yet). A character device or a pipe (/dev/null, /dev/stdout) is written to
  * directly: there is nothing to replace, and a rename would put a file in its place. A block device
  * or a socket is refused.
  */
-export function writeAtomic(target: string, data: string, options: WriteOptions = {}): void {
+export function writeAtomic(target: string, data: string | Iterable<string>, options: WriteOptions = {}): void {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
   if (stat?.isBlockDevice() || stat?.isSocket()) throw new Error(`it is a ${stat.isSocket() ? 'socket' : 'block device'}, not a file`);
   if (stat && !stat.isFile() && !stat.isDirectory()) {
-    fs.writeFileSync(target, data);
+    writeAll(target, data, 'w');
     return;
   }
-  const file = stat ? fs.realpathSync(target) : target;
+  const file = stat ? fs.realpathSync(target) : danglingLinkTarget(target);
   const like = options.like ? fs.statSync(options.like, { throwIfNoEntry: false }) : undefined;
   const model = stat ? { uid: stat.uid, gid: stat.gid, mode: like ? stat.mode & like.mode : stat.mode } : like;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     // Private until it is complete; then the model's permissions, or the default ones of a new file.
-    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    writeAll(tmp, data, 'w', 0o600);
     if (model) {
       try {
         fs.chownSync(tmp, model.uid, model.gid);
@@ -69,6 +69,38 @@ export function writeAtomic(target: string, data: string, options: WriteOptions 
   } catch (error) {
     fs.rmSync(tmp, { force: true });
     throw error;
+  }
+}
+
+/** The file a symbolic link names that is not there yet (following links to links), or `target` itself where it is no link. */
+function danglingLinkTarget(target: string): string {
+  let file = target;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = fs.readlinkSync(file);
+    } catch {
+      return file; // not a link
+    }
+    file = path.resolve(path.dirname(file), link);
+  }
+  return file;
+}
+
+/** Writes `data` to `file`, opened with `flags`: text, or pieces of text (more than one string may hold). */
+function writeAll(file: string, data: string | Iterable<string>, flags: string, mode?: number): void {
+  if (typeof data === 'string') {
+    fs.writeFileSync(file, data, { flag: flags, mode });
+    return;
+  }
+  const fd = fs.openSync(file, flags, mode);
+  try {
+    for (const piece of data) {
+      const bytes = Buffer.from(piece);
+      for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written);
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -161,14 +193,15 @@ export function checkOutput(out: string, inputs: Input[]): void {
  * or to stdout for `-`, where a reader that stops early (`| head`) is no error. Never over one of
  * the command's `inputs`, or a directory.
  */
-export function writeResult(out: string, text: string, inputs: Input[] = []): void {
+export function writeResult(out: string, text: string | Iterable<string>, inputs: Input[] = []): void {
   checkOutput(out, inputs);
   if (out === '-') {
+    // A reader that stopped early has what it wanted: stop writing (other errors: bin/jsprof.js says what, status 1).
     process.stdout.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') process.stderr.write(`jsprof: cannot write to stdout: ${error.message}\n`);
-      process.exit(error.code === 'EPIPE' ? 0 : 1);
+      if (error.code === 'EPIPE') process.exit(0);
     });
-    process.stdout.write(text);
+    if (typeof text === 'string') process.stdout.write(text);
+    else for (const piece of text) process.stdout.write(piece);
     return;
   }
   try {

@@ -43,7 +43,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error: any) {
-    if (error?.code === 'commander.helpDisplayed' || error?.code === 'commander.version' || error?.code === 'commander.help') return 0;
+    if (error?.code === 'commander.helpDisplayed' || error?.code === 'commander.version') return 0;
+    // Help asked for (`jsprof help`) is 0; help shown because no command was given (`jsprof`, `jsprof help nosuch`) is bad usage.
+    if (error?.code === 'commander.help') return error.exitCode === 0 ? 0 : 2;
     // Bad usage (an unknown option, an invalid argument…): commander has said what; exit status 2.
     if (typeof error?.code === 'string' && error.code.startsWith('commander.')) return 2;
     if (error instanceof UsageError) process.stderr.write(printableLines(`jsprof: ${error.message}\n`));

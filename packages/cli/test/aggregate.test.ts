@@ -55,6 +55,14 @@ describe('jsprof aggregate', () => {
     expect(run.stdout).toContain('page = (none): 1 traces, 30 ms busy, 10 ms idle');
   });
 
+  test('a reader that stops early (| true) does not change the exit status: 1 when a trace was rejected, text or --json', () => {
+    const dir = fieldDir();
+    for (const json of [[], ['--json']]) {
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} aggregate ${json.join(' ')} ${JSON.stringify(dir)} 2>/dev/null | true; echo "\${PIPESTATUS[0]}"`;
+      expect([json, spawnSync('bash', ['-c', command], { encoding: 'utf8' }).stdout]).toEqual([json, '1\n']);
+    }
+  });
+
   test('a directory walk skips what symbolicate and convert wrote beside a trace; a file named is still read', () => {
     const dir = traceDir();
     const file = path.join(dir, 'load.json');

@@ -135,6 +135,16 @@ describe('jsprof cache info and clear', () => {
     expect(jsprof(['cache', 'clear'], { cwd: dir, env }).stdout).toBe(`jsprof: removed 0 cached modules (0.0 KB) from ${cache}\n`);
   });
 
+  test('a JSPROF_CACHE_DIR that is a file: info and clear both say so (exit status 1), and clear claims no removal', () => {
+    const file = path.join(dir, 'not-a-cache.txt');
+    fs.writeFileSync(file, 'a file');
+    for (const command of ['info', 'clear']) {
+      const result = jsprof(['cache', command], { cwd: dir, env: { JSPROF_CACHE_DIR: file } });
+      expect([command, result.status, result.stdout, result.stderr]).toEqual([command, 1, '', `jsprof: ${file} (JSPROF_CACHE_DIR): not a directory\n`]);
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('a file');
+  });
+
   test('the default location is node_modules/.cache/jsprof where the program starts, if node_modules exists', () => {
     const project = tempDir();
     fs.mkdirSync(path.join(project, 'node_modules'));
@@ -201,4 +211,17 @@ describe('progress on a terminal', () => {
     const run = jsprof(['run', '-q', '--out', path.join(dir, 'trace.json'), 'app.js', '1'], { cwd: dir, env });
     expect([run.status, run.stderr]).toEqual([0, '']);
   });
+});
+
+test('jsprof without a command, or help for one that is not there, is bad usage (2): the help on stderr; help asked for is 0', () => {
+  for (const args of [[], ['help', 'reprot']]) {
+    const run = jsprof(args);
+    expect([args, run.status, run.stdout]).toEqual([args, 2, '']);
+    expect(run.stderr).toMatch(/^Usage: jsprof \[options\] \[command\]\n/);
+  }
+  for (const args of [['help'], ['--help'], ['help', 'report'], ['report', '--help']]) {
+    const run = jsprof(args);
+    expect([args, run.status, run.stderr]).toEqual([args, 0, '']);
+    expect(run.stdout).toMatch(/^Usage: jsprof /);
+  }
 });

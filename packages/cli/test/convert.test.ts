@@ -190,6 +190,44 @@ describe('inputs and output names', () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'defaults.symbolicated.json'), 'utf8')).samples).toEqual(trace.samples);
   });
 
+  test('a speedscope file larger than a string may hold (every sample repeats its stack) is written whole', () => {
+    // 40,000 samples 3,000 frames deep: a 2 MB trace, whose speedscope file repeats [0,1,…,2999] for each.
+    const depth = 3000;
+    const deep = path.join(dir, 'deep-stacks.json');
+    fs.writeFileSync(
+      deep,
+      JSON.stringify({
+        resources: ['file:///deep.js'],
+        frames: Array.from({ length: depth }, (_, i) => ({ name: `f${i}`, resourceId: 0, line: i + 1, column: 1 })),
+        stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i, parentId: i - 1 } : { frameId: 0 })),
+        samples: Array.from({ length: 40_000 }, (_, i) => ({ timestamp: i * 10, stackId: depth - 1 })),
+      }),
+    );
+    const out = path.join(dir, 'deep-stacks.speedscope.json');
+    try {
+      const result = jsprof(['convert', deep, '--to', 'speedscope', '-o', out]);
+      expect([result.status, result.stderr]).toEqual([0, `jsprof: wrote ${out}\n`]);
+      const stack = JSON.stringify(Array.from({ length: depth }, (_, i) => i));
+      const size = fs.statSync(out).size;
+      expect(size).toBeGreaterThan(require('node:buffer').constants.MAX_STRING_LENGTH);
+      const read = (from: number, length: number) => {
+        const bytes = Buffer.alloc(length);
+        const fd = fs.openSync(out, 'r');
+        fs.readSync(fd, bytes, 0, length, from);
+        fs.closeSync(fd);
+        return bytes.toString('utf8');
+      };
+      const start = '{"$schema":"https://www.speedscope.app/file-format-schema.json"';
+      expect(read(0, start.length)).toBe(start);
+      const samplesAt = read(0, 200_000).indexOf('"samples":[') + '"samples":['.length;
+      expect(read(samplesAt, 2 * stack.length + 1)).toBe(`${stack},${stack}`);
+      const end = ',10,10,10,10,10]}]}';
+      expect(read(size - end.length, end.length)).toBe(end);
+    } finally {
+      fs.rmSync(out, { force: true });
+    }
+  });
+
   test('-o - into a reader that stops early ends quietly', () => {
     const long = path.join(dir, 'long.json');
     const samples = Array.from({ length: 20_000 }, (_, i) => ({ timestamp: i * 10, stackId: trace.samples[i % trace.samples.length].stackId }));
@@ -252,6 +290,14 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
     expect(jsprof(['convert', traceFile, '--to', 'cpuprofile', '-o', link]).status).toBe(0);
     expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).samples).toHaveLength(trace.samples.length);
+
+    // A link to a file not there yet (relative, through a second link): the file is made, the links kept.
+    const later = path.join(dir, 'profiles', 'later.cpuprofile');
+    fs.symlinkSync(path.join('profiles', 'later.cpuprofile'), path.join(dir, 'hop.cpuprofile'));
+    fs.symlinkSync('hop.cpuprofile', path.join(dir, 'dangling.cpuprofile'));
+    expect(jsprof(['convert', traceFile, '-o', path.join(dir, 'dangling.cpuprofile')]).status).toBe(0);
+    for (const name of ['dangling.cpuprofile', 'hop.cpuprofile']) expect([name, fs.lstatSync(path.join(dir, name)).isSymbolicLink()]).toEqual([name, true]);
+    expect(JSON.parse(fs.readFileSync(later, 'utf8')).samples).toHaveLength(trace.samples.length);
   });
 });
 

@@ -133,6 +133,42 @@ describe('errors: one line, exit status 1, no stack trace', () => {
     }
   });
 
+  test('a trace 200,000 frames deep (a hostile one): every view, within a 300 MB heap', () => {
+    const depth = 200_000;
+    const deep = path.join(dir, 'deep.json');
+    fs.writeFileSync(
+      deep,
+      JSON.stringify({
+        resources: ['file:///deep.js'],
+        frames: Array.from({ length: depth }, (_, i) => ({ name: `f${i}`, resourceId: 0, line: i + 1, column: 1 })),
+        stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i, parentId: i - 1 } : { frameId: 0 })),
+        samples: [
+          { timestamp: 0, stackId: depth - 1 },
+          { timestamp: 10, stackId: depth - 1 },
+        ],
+      }),
+    );
+    // The trees print a row per level: into a file, more than a pipe's buffer holds.
+    const report = (view: string) => {
+      const out = path.join(dir, `deep-${view}.txt`);
+      const run = spawnSync(process.execPath, [BIN, 'report', '--view', view, deep], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=300' },
+        stdio: ['ignore', fs.openSync(out, 'w'), 'pipe'],
+      });
+      return { status: run.status, stderr: run.stderr, stdout: fs.readFileSync(out, 'utf8') };
+    };
+    const functions = report('functions');
+    expect([functions.status, functions.stderr]).toEqual([0, '']);
+    expect(functions.stdout).toMatch(/^ *0\.0% +100\.0% +f0 /m);
+    expect(functions.stdout).toMatch(/^ *100\.0% +100\.0% +f199999 /m);
+    for (const [view, innermost] of [['top-down', 'f199999'], ['bottom-up', 'f0']]) {
+      const tree = report(view);
+      expect([tree.status, tree.stderr]).toEqual([0, '']);
+      expect(tree.stdout.trimEnd().split('\n').pop()).toMatch(new RegExp(`\\[199999\\] ${innermost} `));
+    }
+  });
+
   test('a reader that stops early (| head) ends it quietly: no EPIPE stack trace, exit status 0', () => {
     // `true` reads nothing and is gone before jsprof writes: every write meets a closed pipe.
     for (const args of [['report', '--view', 'top-down', tracePath], ['report', '--help']]) {
@@ -141,9 +177,23 @@ describe('errors: one line, exit status 1, no stack trace', () => {
     }
   });
 
+  test('standard output that cannot be written (a full disk): one line saying so, exit status 1, for every command that prints', () => {
+    const full = fs.openSync('/dev/full', 'w');
+    try {
+      for (const args of [['report', tracePath], ['report', '--json', tracePath], ['report', '--html', '-', tracePath], ['convert', tracePath, '-o', '-'], ['aggregate', tracePath], ['aggregate', '--json', tracePath]]) {
+        const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', stdio: ['ignore', full, 'pipe'] });
+        expect([args, run.status, run.stderr]).toEqual([args, 1, 'jsprof: cannot write to standard output: no space left on the device\n']);
+      }
+    } finally {
+      fs.closeSync(full);
+    }
+  });
+
   test('--help documents the views and the JSON shape', () => {
     const help = jsprof(['report', '--help']).stdout;
     for (const text of ['--view', 'top-down', 'bottom-up', '--top', '--min-share', '--json', '--html', '"tree"', 'intervalMs', 'hidden']) expect(help).toContain(text);
+    // Every command that reads traces reads V8 CPU profiles too, and says so.
+    for (const command of ['report', 'convert', 'symbolicate', 'aggregate']) expect([command, jsprof([command, '--help']).stdout.replace(/\s+/g, ' ')]).toEqual([command, expect.stringContaining('a V8 .cpuprofile')]);
   });
 });
 

@@ -224,6 +224,8 @@ describe('bad usage exits 2, a store that is not there 1', () => {
     [['query', 'diff', A, '--store', path.join(dir, 'x.duckdb')]],
     [['query']],
     [['query', 'tpo', '--store', path.join(dir, 'x.duckdb')]],
+    [['schema', '--cluster', "x'y"]],
+    [['schema', '--cluster', '']],
   ])('%j', (args) => {
     expect(jsprof(args).status).toBe(2);
   });

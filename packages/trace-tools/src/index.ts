@@ -13,3 +13,4 @@ export type { CpuProfile, CpuProfileNode, CpuProfileCallFrame } from './convert/
 export { toSpeedscope, SPEEDSCOPE_SCHEMA } from './convert/speedscope';
 export type { SpeedscopeFile, SpeedscopeFrame, SpeedscopeSampledProfile, SpeedscopeOptions } from './convert/speedscope';
 export * from './report';
+export { jsonChunks } from './convert/json-chunks';

@@ -52,7 +52,18 @@ export function parseTraceText(text: string, limits: ReadLimits = {}): TraceDocu
   }
   // V8's CPU profiles (node --cpu-prof, DevTools) read as traces too.
   if (isCpuProfile(value)) return { trace: validateTrace(fromCpuProfile(value, limits), limits), meta: {} };
+  if (isTraceEventFile(value)) {
+    throw new TraceError(
+      "is a Chrome trace-event file (what DevTools' Performance panel saves), not a trace: jsprof reads JS Self-Profiling traces and V8 CPU profiles (.cpuprofile, as node --cpu-prof writes them)",
+    );
+  }
   return validateDocument(value, limits);
+}
+
+/** Whether a parsed JSON value is Chrome's Trace Event Format: `{traceEvents: […]}`, or a bare array of events. */
+function isTraceEventFile(value: unknown): boolean {
+  const events = Array.isArray(value) ? value : (value as { traceEvents?: unknown } | null)?.traceEvents;
+  return Array.isArray(events) && (events.length === 0 ? !Array.isArray(value) : typeof events[0]?.ph === 'string');
 }
 
 /** Reads, decodes and validates one trace file (`-`: standard input); a `TraceError`'s message names the file. */

@@ -14,6 +14,7 @@ import { FunctionRecord, LIST_ONLY_OPTIONS, LineIndex, functionAt, functionByHea
 import type { ParserPlugin } from '@babel/parser';
 import { Node, instrument, parseJs } from '@jsprof/estree-instrument';
 import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
+import { DEFAULT_MAX_BYTES } from './read';
 
 export interface SymbolicateStats {
   /** Frames with a position. */
@@ -57,6 +58,15 @@ function urlPath(url: string): string {
   } catch {
     return url.split(/[?#]/)[0];
   }
+}
+
+/**
+ * Whether `file` is a file to read, a map or a source that a map names: a regular file within the
+ * read limit (a map naming /dev/zero or a pipe would never end).
+ */
+function isReadableFile(file: string): boolean {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  return !!stat?.isFile() && stat.size <= DEFAULT_MAX_BYTES;
 }
 
 /** How many trailing path segments two paths share. */
@@ -146,7 +156,7 @@ export class SourceMaps {
     const inline = /^data:application\/json;(?:charset=utf-8;)?base64,(.*)$/.exec(ref);
     if (inline) return this.readMap(file, Buffer.from(inline[1], 'base64').toString('utf8'));
     const mapFile = path.resolve(path.dirname(file), decodeURIComponent(ref.split(/[?#]/)[0]));
-    return fs.existsSync(mapFile) ? this.readMap(mapFile) : null;
+    return isReadableFile(mapFile) ? this.readMap(mapFile) : null;
   }
 
   /**
@@ -178,7 +188,8 @@ export class SourceMaps {
     let text = sourceContentFor(map, source);
     if (text == null && source.startsWith('file:')) {
       try {
-        text = fs.readFileSync(fileURLToPath(source), 'utf8');
+        const file = fileURLToPath(source);
+        text = isReadableFile(file) ? fs.readFileSync(file, 'utf8') : null;
       } catch {
         text = null;
       }

@@ -114,6 +114,30 @@ describe('Aggregator', () => {
     expect(row(all, 'visit')).toMatchObject({ selfMs: 10, totalMs: 20 });
   });
 
+  test('a trace thousands of frames deep, sampled at every depth (a hostile field trace), costs work in proportion to its size', () => {
+    // 3,000 stacks, each the one before called again: walking up from every sampled stack reads 4.5 million of them.
+    const depth = 3000;
+    const deep: ProfilerTrace = {
+      resources: ['https://app.example/app.js'],
+      frames: [0, 1, 2].map((i) => ({ name: `r${i}`, resourceId: 0, line: i + 1, column: 1 })),
+      stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i % 3, parentId: i - 1 } : { frameId: 0 })),
+      samples: Array.from({ length: depth }, (_, i) => ({ timestamp: i * 10, stackId: i })),
+    };
+    let reads = 0;
+    const stacks = new Proxy(deep.stacks, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const aggregator = new Aggregator();
+    aggregator.add({ trace: { ...deep, stacks }, meta: {} });
+    expect(reads).toBeLessThan(10 * depth);
+    // r0 is on every stack, r1 and r2 on all but the shallowest: totals once per sample.
+    const shares = Object.fromEntries(aggregator.result().all.functions.map((f) => [f.name, [f.self, f.total]]));
+    expect(shares).toEqual({ r0: [1 / 3, 1], r1: [1 / 3, (depth - 1) / depth], r2: [1 / 3, (depth - 2) / depth] });
+  });
+
   test('groups by a meta key; traces without it go to "(none)"', () => {
     const aggregator = new Aggregator({ groupBy: 'page' });
     aggregator.add({ trace: traceA, meta: { page: '/search', release: '1.0' } });

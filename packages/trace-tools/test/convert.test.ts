@@ -3,6 +3,7 @@ import type { ProfilerTrace } from '@jsprof/runtime';
 import { summarize } from '../src/analyze';
 import { toCpuProfile } from '../src/convert/cpuprofile';
 import { toSpeedscope } from '../src/convert/speedscope';
+import { jsonChunks } from '../src/convert/json-chunks';
 import { cpuProfileShares, expectCpuProfileInvariants, functionKey, schemaProblems } from './profile-checks';
 
 const SPEEDSCOPE_SCHEMA_FILE = path.join(path.dirname(require.resolve('speedscope/package.json')), 'dist/release/file-format-schema.json');
@@ -156,5 +157,21 @@ describe('toSpeedscope', () => {
 
   it('leaves out the exporter when none is given', () => {
     expect(toSpeedscope(sampleTrace(), { name: 'x' })).not.toHaveProperty('exporter');
+  });
+});
+
+describe('jsonChunks', () => {
+  it('writes what JSON.stringify writes, in pieces of about the size asked', () => {
+    const file = toSpeedscope(sampleTrace(), { name: 'x', exporter: 'jsprof' });
+    const values = [file, toCpuProfile(sampleTrace()), { a: [1, [2, { b: undefined, c: [null, undefined] }], 'x"\n'] }, [[], [{}], {}], [1, 2], 'text', 5, null, {}, { a: undefined }];
+    for (const value of values) {
+      for (const size of [1, 7, 1 << 20]) expect(Array.from(jsonChunks(value, size)).join('')).toBe(JSON.stringify(value));
+    }
+    const stacks = { samples: Array.from({ length: 1000 }, () => Array.from({ length: 100 }, (_, i) => i)) };
+    const pieces = Array.from(jsonChunks(stacks, 10_000));
+    expect(pieces.join('')).toBe(JSON.stringify(stacks));
+    // Each piece ends once it reaches the size: at most one sample's stack (291 characters) more.
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(10_000 + 300);
+    expect(pieces.length).toBeGreaterThan(25);
   });
 });

@@ -347,6 +347,28 @@ describe('traces thousands of frames deep (a recursive parser)', () => {
     expect(htmlReport({ trace: deep, meta: {} }, 'deep.json')).toContain('jsprof-data');
   });
 
+  test('the top-down tree and the function table cost work in proportion to the trace, sampled at every depth', () => {
+    // Walking down from the root for every sampled stack reads 4.5 million stacks here.
+    let reads = 0;
+    const stacks = new Proxy(deep.stacks, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const everyDepth: ProfilerTrace = { ...deep, stacks, samples: Array.from({ length: depth }, (_, i) => ({ timestamp: i * 10, stackId: i })) };
+    const top = topDownTree(everyDepth);
+    const summary = summarize(everyDepth);
+    expect(reads).toBeLessThan(20 * depth);
+    let node = top;
+    for (let level = 0; level < depth; level++) {
+      expect(node.children.map((c) => [c.total, c.self])).toEqual([[depth - level, 1]]);
+      node = node.children[0];
+    }
+    // Frame i is called at depth i only: its total is the samples from there down.
+    expect(summary.functions.slice(0, 7).map((f) => f.total)).toEqual([depth, depth - 1, depth - 2, depth - 3, depth - 4, depth - 5, depth - 6]);
+  });
+
   test('stringifyDeep writes what JSON.stringify writes, for data of ordinary depth', () => {
     for (const value of [{ a: 1, b: [1, 2, { c: null, d: undefined }], e: 'x"y\n', f: [], g: {} }, [1, [2, [3]]], 'text', 5, null, [undefined]]) {
       for (const indent of [0, 2]) expect(stringifyDeep(value, indent)).toBe(JSON.stringify(value, null, indent));

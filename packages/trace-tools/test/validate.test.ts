@@ -153,6 +153,14 @@ describe('readTraceFile', () => {
     expect(refusal(write('cycle.json', JSON.stringify({ ...goodTrace(), stacks: [{ frameId: 0, parentId: 0 }] })))).toMatch(/cycle\.json: stacks\[0\]\.parentId 0 is not an earlier stack/);
   });
 
+  test("says what a Chrome trace-event file (DevTools' Performance panel) is, in its object and array forms", () => {
+    const events = [{ name: 'Profile', ph: 'P', pid: 1, tid: 1, ts: 0, args: { data: { startTime: 0 } } }];
+    for (const [name, content] of [['recording.json', { traceEvents: events, metadata: {} }], ['events.json', events]] as const) {
+      expect(refusal(write(name, JSON.stringify(content)))).toBe(`${path.join(dir, name)}: is a Chrome trace-event file (what DevTools' Performance panel saves), not a trace: jsprof reads JS Self-Profiling traces and V8 CPU profiles (.cpuprofile, as node --cpu-prof writes them)`);
+    }
+    expect(refusal(write('other-array.json', '[1, 2]'))).toMatch(/other-array\.json: the trace is an array, not an object$/);
+  });
+
   test('refuses truncated and corrupt gzip at every cut', () => {
     const gz = zlib.gzipSync(JSON.stringify(goodTrace()));
     for (let cut = 2; cut < gz.length; cut += 3) {

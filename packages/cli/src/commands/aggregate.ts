@@ -26,7 +26,7 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
   program
     .command('aggregate')
     .description('Merge many traces into one view of where time goes across users: functions by self and total share, per group of a meta key if asked.')
-    .argument('<paths...>', 'trace files (JSON, or gzip: .json.gz, .gz), or directories to search recursively for them')
+    .argument('<paths...>', 'trace files (JSON, or gzip: .json.gz, .gz; a V8 .cpuprofile when named), or directories to search recursively for .json, .json.gz and .gz files')
     .option('--group-by <key>', 'one view per value of this key of the traces\' meta (page, release…); traces without it go to "(none)"')
     .option('--top <n>', 'how many functions each view lists', wholeNumber('--top', 1), 20)
     .option('--max-functions <n>', `most distinct functions kept; functions first seen after that count as one, "${OTHER_FUNCTIONS}"`, wholeNumber('--max-functions', 1), DEFAULT_MAX_FUNCTIONS)
@@ -58,8 +58,10 @@ function aggregateWithProgress(files: string[], options: AggregateFilesOptions):
  */
 function writeJson(result: AggregateResult): void {
   const { all, groups, ...summary } = result;
-  // A reader that stops early (`| head`) closes the pipe: stop there, without a stack trace.
-  process.stdout.once('error', (error: NodeJS.ErrnoException) => process.exit(error.code === 'EPIPE' && !result.rejected ? 0 : 1));
+  // A reader that stops early (`| head`) closes the pipe: stop there, with the exit status (other errors: bin/jsprof.js says what, status 1).
+  process.stdout.once('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(result.rejected ? 1 : 0);
+  });
   const write = (text: string) => process.stdout.write(text);
   const writeView = (view: AggregateView) => {
     const { functions, ...counts } = view;

@@ -9,6 +9,13 @@ function size(bytes: number): string {
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+/** Where the cache is: a directory, or nothing yet; anything else (`$JSPROF_CACHE_DIR` naming a file) is an error. */
+function cacheDirectory(): string {
+  const dir = cacheDir();
+  if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`${dir}${process.env[DIR_ENV] ? ` (${DIR_ENV})` : ''}: not a directory`);
+  return dir;
+}
+
 export function addCacheCommand(program: Command, setExitCode: (code: number) => void): void {
   const cache = program
     .command('cache')
@@ -24,8 +31,7 @@ export function addCacheCommand(program: Command, setExitCode: (code: number) =>
     .command('info')
     .description('Print where the cache is, how many modules it holds, its size and its bound.')
     .action(() => {
-      const dir = cacheDir();
-      if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`${dir}${process.env[DIR_ENV] ? ` (${DIR_ENV})` : ''}: not a directory`);
+      const dir = cacheDirectory();
       const { entries, bytes } = cacheContents(dir);
       const bound = cacheBound();
       const boundText = size(bound.bytes) + (bound.invalid === undefined ? '' : ` (${MAX_MB_ENV}=${bound.invalid} is not a number ≥ 0, so the default)`);
@@ -36,7 +42,7 @@ export function addCacheCommand(program: Command, setExitCode: (code: number) =>
     .command('clear')
     .description('Remove every cached module (nothing else in the cache directory).')
     .action(() => {
-      const dir = cacheDir();
+      const dir = cacheDirectory();
       const { bytes } = cacheContents(dir);
       const removed = clearCache(dir);
       process.stdout.write(`jsprof: removed ${removed} cached modules (${size(bytes)}) from ${dir}\n`);

@@ -50,7 +50,7 @@ export function addReportCommand(program: Command, _setExitCode: (code: number) 
   program
     .command('report')
     .description('Print the hottest functions of a trace or its call trees (top-down, bottom-up), or write an HTML report with a flame graph.')
-    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, or {meta, trace} as sendTrace posts it); - for standard input')
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, {meta, trace} as sendTrace posts it, or a V8 .cpuprofile as node --cpu-prof writes it); - for standard input')
     .addOption(new Option('--view <view>', 'what to print').choices(VIEWS).default('functions'))
     .option('--top <n>', `functions: how many to list (default ${DEFAULT_TOP_FUNCTIONS}); trees: most children shown under each node (default ${DEFAULT_TOP_CHILDREN})`, wholeNumber('--top', 1))
     .option('--min-share <percent>', 'trees: hide nodes under this share of the busy samples', numberIn(0, 100, '--min-share must be a percentage from 0 to 100.'), 100 * DEFAULT_MIN_SHARE)

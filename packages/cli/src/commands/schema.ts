@@ -34,7 +34,13 @@ and connect the store to any of its servers. Every statement is CREATE … IF NO
     .action((opts) => {
       if (opts.cluster === undefined && (!opts.replicated || !opts.onCluster)) command.error('error: --no-replicated and --no-on-cluster are for the cluster form: give --cluster <name>.');
       const options = { database: opts.database, rawDays: opts.rawDays, rollupDays: opts.rollupDays };
-      const statements = opts.cluster === undefined ? schemaStatements(options) : clusterSchemaStatements({ ...options, cluster: opts.cluster, replicated: opts.replicated, onCluster: opts.onCluster });
+      let statements: string[] = [];
+      try {
+        statements = opts.cluster === undefined ? schemaStatements(options) : clusterSchemaStatements({ ...options, cluster: opts.cluster, replicated: opts.replicated, onCluster: opts.onCluster });
+      } catch (error) {
+        // What the store refuses is an option's value (a cluster name with a quote): bad usage.
+        command.error(`error: ${(error as Error).message}`);
+      }
       // The layout these tables are, so that a jsprof of another layout refuses them rather than taking them for its own.
       const layout = `INSERT INTO ${options.database}.${LAYOUT_TABLE} VALUES (${SCHEMA_VERSION})`;
       process.stdout.write([...statements, layout].map((statement) => `${statement};\n`).join('\n'));

@@ -46,7 +46,7 @@ export function addSymbolicateCommand(program: Command, _setExitCode: (code: num
   program
     .command('symbolicate')
     .description('Map the frames of a trace to original files, lines, columns and function names through source maps.')
-    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace or a {meta, trace} document); - for standard input, written to standard output unless -o says otherwise')
+    .argument('<trace>', 'a trace file (JSON or gzip; a bare trace, a {meta, trace} document, or a V8 .cpuprofile, written as a trace); - for standard input, written to standard output unless -o says otherwise')
     .requiredOption('-s, --source-maps <dir>', SOURCE_MAPS_HELP)
     .option('-o, --out <file>', 'where to write the symbolicated trace ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .symbolicated.json')
     .addHelpText(

@@ -12,6 +12,7 @@
 import type { ProfilerFrame, ProfilerTrace } from '@jsprof/runtime';
 import type { TraceDocument, TraceMeta } from '../validate';
 import { sampleInterval } from '../convert/interval';
+import { countOutermostCalls, samplesPerStack } from '../analyze';
 
 export interface AggregateOptions {
   /** A key of the traces' `meta` (page, release…): one view per value of it. */
@@ -139,10 +140,8 @@ export class Aggregator {
   private readonly groups = new Map<string, Tally>();
   private groupsCapped = false;
   private rejected = 0;
-  // Marks that count a function once per stack and once per trace: the walk (or trace) that last saw it.
-  private lastWalk: Float64Array = new Float64Array(0);
+  // Marks that count a function once per trace: the trace that last saw it.
   private lastTrace: Float64Array = new Float64Array(0);
-  private walks = 0;
   private traceCount = 0;
 
   constructor(options: AggregateOptions = {}) {
@@ -161,18 +160,12 @@ export class Aggregator {
     const tally = this.tallyFor(document.meta);
     const functionOf = trace.frames.map((frame) => this.functionIndex(frame, trace.resources));
     tally.fit(this.functions.length);
-    this.lastWalk = grown(this.lastWalk, this.functions.length);
     this.lastTrace = grown(this.lastTrace, this.functions.length);
     const traceMark = ++this.traceCount;
 
     const interval = sampleInterval(trace);
-    const samplesOfStack = new Float64Array(trace.stacks.length);
-    let idle = 0;
-    for (const sample of trace.samples) {
-      if (sample.stackId === undefined) idle++;
-      else samplesOfStack[sample.stackId]++;
-    }
-    const busy = trace.samples.length - idle;
+    const { samplesOfStack, busy } = samplesPerStack(trace);
+    const idle = trace.samples.length - busy;
     const counts = tally.counts;
     counts.traces++;
     counts.samples += trace.samples.length;
@@ -181,21 +174,14 @@ export class Aggregator {
     counts.idleSamples += idle;
     counts.idleMs += idle * interval;
 
-    samplesOfStack.forEach((count, stackId) => {
-      if (count === 0) return;
-      const ms = count * interval;
-      const walk = ++this.walks;
-      tally.selfMs[functionOf[trace.stacks[stackId].frameId]] += ms;
-      // Stacks list parents first, so this walk ends.
-      for (let id: number | undefined = stackId; id !== undefined; id = trace.stacks[id].parentId) {
-        const f = functionOf[trace.stacks[id].frameId];
-        if (this.lastWalk[f] === walk) continue;
-        this.lastWalk[f] = walk;
-        tally.totalMs[f] += ms;
-        if (this.lastTrace[f] !== traceMark) {
-          this.lastTrace[f] = traceMark;
-          tally.traces[f]++;
-        }
+    samplesOfStack.forEach((samples, stackId) => {
+      tally.selfMs[functionOf[trace.stacks[stackId].frameId]] += samples * interval;
+    });
+    countOutermostCalls(trace, samplesOfStack, functionOf, this.functions.length, (f, samples) => {
+      tally.totalMs[f] += samples * interval;
+      if (this.lastTrace[f] !== traceMark) {
+        this.lastTrace[f] = traceMark;
+        tally.traces[f]++;
       }
     });
   }

@@ -9,6 +9,7 @@
  * function appears once per level, each level counting the samples under it.
  */
 import type { ProfilerTrace } from '@jsprof/runtime';
+import { samplesPerStack, samplesUnder } from '../analyze';
 import { mapTree } from './tree-walk';
 
 export interface CallTreeNode {
@@ -45,18 +46,6 @@ function finish(root: GrowingNode): CallTreeNode {
   );
 }
 
-/** How many samples each stack has, and how many samples have one at all. */
-function samplesPerStack(trace: ProfilerTrace): { counts: Map<number, number>; busy: number } {
-  const counts = new Map<number, number>();
-  let busy = 0;
-  for (const { stackId } of trace.samples) {
-    if (stackId === undefined) continue;
-    counts.set(stackId, (counts.get(stackId) ?? 0) + 1);
-    busy++;
-  }
-  return { counts, busy };
-}
-
 /** The frames of a stack, innermost first. */
 function framesOf(trace: ProfilerTrace, stackId: number): number[] {
   const frames: number[] = [];
@@ -64,28 +53,36 @@ function framesOf(trace: ProfilerTrace, stackId: number): number[] {
   return frames;
 }
 
-function build(trace: ProfilerTrace, outermostFirst: boolean): CallTreeNode {
+export function topDownTree(trace: ProfilerTrace): CallTreeNode {
   const root = growingNode(-1);
-  const { counts, busy } = samplesPerStack(trace);
+  const { samplesOfStack, busy } = samplesPerStack(trace);
   root.total = busy;
-  for (const [stackId, count] of counts) {
-    const frames = framesOf(trace, stackId);
-    if (outermostFirst) frames.reverse();
-    let node = root;
-    for (const frameId of frames) {
-      node = child(node, frameId);
-      node.total += count;
-    }
-    // The innermost frame is where the time was spent: the path's last node top-down, its first bottom-up.
-    (outermostFirst ? node : root.children.get(frames[0])!).self += count;
-  }
+  // Each stack is its parent's node's child (parents come first): a node's total is the samples under its stacks.
+  const under = samplesUnder(trace, samplesOfStack);
+  const nodeOfStack: GrowingNode[] = [];
+  trace.stacks.forEach((stack, stackId) => {
+    if (under[stackId] === 0) return;
+    const node = child(stack.parentId === undefined ? root : nodeOfStack[stack.parentId], stack.frameId);
+    node.total += under[stackId];
+    node.self += samplesOfStack[stackId];
+    nodeOfStack[stackId] = node;
+  });
   return finish(root);
 }
 
-export function topDownTree(trace: ProfilerTrace): CallTreeNode {
-  return build(trace, true);
-}
-
 export function bottomUpTree(trace: ProfilerTrace): CallTreeNode {
-  return build(trace, false);
+  const root = growingNode(-1);
+  const { samplesOfStack, busy } = samplesPerStack(trace);
+  root.total = busy;
+  samplesOfStack.forEach((count, stackId) => {
+    if (count === 0) return;
+    // From where the time was spent (merged by function) out to its callers.
+    let node = root;
+    for (const frameId of framesOf(trace, stackId)) {
+      node = child(node, frameId);
+      node.total += count;
+    }
+    root.children.get(trace.stacks[stackId].frameId)!.self += count;
+  });
+  return finish(root);
 }

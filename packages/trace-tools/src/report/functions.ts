@@ -29,7 +29,8 @@ export function hottestFunctions(functions: FunctionTime[], top: number): Functi
 
 /** Lays out rows as columns: the first `rightAligned` columns padded on the left, the others on the right. */
 export function columns(rows: string[][], rightAligned: number): string[] {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  // A loop, not Math.max(...lengths): a tree of a deep trace has more rows than a call takes arguments.
+  const widths = rows[0].map((_, i) => rows.reduce((width, r) => Math.max(width, r[i].length), 0));
   return rows.map((r) => r.map((c, i) => (i < rightAligned ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd());
 }
 
