@@ -7,9 +7,9 @@ import * as path from 'node:path';
 import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CHECK_PROTOCOL, CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
-import { instrument, plain } from './helpers';
+import { instrument, plain, runCommonJs } from './helpers';
 
 const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 const SOURCES: Array<[string, string]> = [['fixtures/corpus/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
@@ -39,6 +39,17 @@ describe('a second pass changes nothing', () => {
     const twice = instrument(once.code, { threshold: 1 }, { sourceType: 'script' });
     expect(twice.jsprof.changed).toBe(false);
     expect(twice.code).toBe(once.code);
+  });
+
+  test("an ES module whose prelude preset-env's typeof-symbol transform rewrote (targets without Symbol) is recognised, and the second pass's output still runs", () => {
+    const source = 'export function f(a) { for (let i = 0; i < a; i++); return a; }';
+    const babel = { sourceType: 'module' as const, plugins: ['@babel/plugin-transform-typeof-symbol', '@babel/plugin-transform-modules-commonjs'] };
+    const once = instrument(source, { threshold: 1 }, babel);
+    expect(once.code).toContain('_typeof(__jsprof$c)');
+    expect(isInstrumentedSource(once.code)).toBe(true);
+    const twice = instrument(once.code, { threshold: 1 }, { sourceType: 'script' });
+    expect(twice.jsprof).toMatchObject({ changed: false, protocol: CHECK_PROTOCOL });
+    expect(runCommonJs(twice.code, { Int32Array }).f(3)).toBe(3);
   });
 
   test('code without functions above the threshold is left alone and not marked', () => {

@@ -343,9 +343,15 @@ export function protocolWarning(file: string, protocol: number | null): string |
 const isObject = (x: string) => `(?:typeof\\s+${x}\\s*==\\s*["'\`]object["'\`]|["'\`]object["'\`]\\s*==\\s*typeof\\s+${x})`;
 
 /**
+ * `typeof X` as Babel's typeof-symbol transform (preset-env for engines without Symbol) rewrites it:
+ * `typeof X === "undefined" ? "undefined" : _typeof(X)`, and minified, `…?"undefined":o(X)`.
+ */
+const typeofHelper = (x: string) => `["'\`]undefined["'\`]\\s*:\\s*[\\w$]+\\(\\s*${x}\\s*\\)`;
+
+/**
  * The hook test both global preludes make (HOOK_OR_INERT; minifiers keep the global's name), the
  * runtime's exports imported or required under any local names, the global script prelude's
- * binding and the module prelude's test.
+ * binding and the module prelude's test, as written or after the typeof-symbol transform.
  */
 const CURRENT_PRELUDE = new RegExp(
   [
@@ -353,6 +359,7 @@ const CURRENT_PRELUDE = new RegExp(
     `\\{\\s*checkCounter\\s*(?:as\\s+|:\\s*)[\\w$]+\\s*,\\s*checkTrap\\b`,
     `\\bvar\\s+__jsprof\\$h\\s*=`,
     isObject('__jsprof\\$c\\b'),
+    typeofHelper('__jsprof\\$c'),
   ].join('|'),
 );
 

@@ -182,6 +182,10 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource('var o="object"==typeof __jsprof&&__jsprof&&"object"==typeof __jsprof.s?__jsprof:{c:[],s:{}};')).toBe(true);
   expect(isInstrumentedSource('import{checkCounter as r,checkTrap as e}from"@jsprof/runtime";')).toBe(true);
   expect(isInstrumentedSource('var{checkCounter:e,checkTrap:r}=require("rt");')).toBe(true);
+  // The module prelude after preset-env's typeof-symbol transform, as Babel prints it and as terser minifies that.
+  expect(isInstrumentedSource('(typeof __jsprof$c === "undefined" ? "undefined" : _typeof(__jsprof$c)) == "object" && 0')).toBe(true);
+  expect(isInstrumentedSource('"object"==("undefined"==typeof __jsprof$c?"undefined":o(__jsprof$c))&&0')).toBe(true);
+  expect(isInstrumentedSource('log(typeof x === "undefined" ? "undefined" : show(__jsprof$counter))')).toBe(false);
   expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
   expect(isInstrumentedSource('if (typeof __jsprof == "object") start();')).toBe(false);
   expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);
