@@ -104,6 +104,9 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
       if (!enabled || !needsPrelude(options, isModule, toInstrument.length)) return;
       for (const path of toInstrument) instrument(path, src, t, checks, options);
       program.unshiftContainer('body', prelude(isModule));
+      // Declarations now in labelled bodies: the plugins after this one must find them there, not in
+      // the function's scope (where preset-env's block scoping renamed them, past a direct eval).
+      program.scope.crawl();
       metadata.instrumented = toInstrument.length;
       metadata.changed = true;
     },

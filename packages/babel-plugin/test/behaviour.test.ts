@@ -54,6 +54,22 @@ describe.each(modes)('as a %s', (mode) => {
   });
 });
 
+describe('with block scoping (preset-env) in the same pass', () => {
+  const blockScoping: TransformOptions = { plugins: ['@babel/plugin-transform-block-scoping'] };
+
+  test.each(CASES)('$name: same result', async (c) => {
+    const out = instrument(source(c, 'script'), { threshold: 1 }, blockScoping);
+    expect(await run(out.code, 'script')).toBe(await run(plain(source(c, 'script'), blockScoping), 'script'));
+  });
+
+  test('a let the labelled body holds keeps its name: a direct eval in the function still finds it', () => {
+    const src = 'function f(n) { let s = 5; for (let i = 0; i < n; i++) s++; if (n > 100) return 0; return eval("s"); }\nf(3);';
+    const out = instrument(src, { threshold: 1 }, blockScoping);
+    expect(out.code).toContain('break __jsprof$l');
+    expect(runScript(out.code)).toBe(8);
+  });
+});
+
 describe('options change which checks run', () => {
   const code = 'function f(n) { let s = 0; for (let i = 0; i < n; i++) s += i; while (n--) s++; do s++; while (false); for (const k in { a: 1, b: 2 }) s += k.length; for (const v of [1, 2]) s += v; return s; }\nf(3);';
 
