@@ -72,6 +72,8 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
     // of plugins (one listed first that works in its Program visitor, as babel-plugin-istanbul
     // does, would otherwise have added statements to every function's count).
     pre(this: { filename?: string }, file: any) {
+      // Listed twice (in a preset and in plugins, say): the first one listed runs, once.
+      if (file.metadata.jsprof) return;
       const program: NodePath = file.path;
       const src: string = file.code ?? '';
       const protocol = instrumentedProtocol(src);

@@ -9,7 +9,9 @@ import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { CHECK_PROTOCOL, CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
-import { instrument, plain, runCommonJs } from './helpers';
+import { transformSync } from '@babel/core';
+import plugin from '../src/index';
+import { instrument, plain, runCommonJs, runScript } from './helpers';
 
 const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 const SOURCES: Array<[string, string]> = [['fixtures/corpus/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
@@ -50,6 +52,14 @@ describe('a second pass changes nothing', () => {
     const twice = instrument(once.code, { threshold: 1 }, { sourceType: 'script' });
     expect(twice.jsprof).toMatchObject({ changed: false, protocol: CHECK_PROTOCOL });
     expect(runCommonJs(twice.code, { Int32Array }).f(3)).toBe(3);
+  });
+
+  test('listed twice in one run (in plugins and in a preset), it instruments once, with the options listed first', () => {
+    const source = 'function f(a) { for (;;) return a; }\nf(7);';
+    const preset = () => ({ plugins: [[plugin, { threshold: 1, exits: false }]] });
+    const out = transformSync(source, { babelrc: false, configFile: false, sourceType: 'script', presets: [preset], plugins: [[plugin, { threshold: 1 }]] })!;
+    expect(out.code).toBe(instrument(source, { threshold: 1 }).code);
+    expect(runScript(out.code!)).toBe(7);
   });
 
   test('code without functions above the threshold is left alone and not marked', () => {
