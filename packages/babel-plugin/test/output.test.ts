@@ -11,7 +11,7 @@ import { CHECK_PROTOCOL, CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE
 import { CASES } from '../../../fixtures/corpus/cases';
 import { transformSync } from '@babel/core';
 import plugin from '../src/index';
-import { instrument, plain, runCommonJs, runScript } from './helpers';
+import { FakeRuntime, instrument, plain, runCommonJs, runScript } from './helpers';
 
 const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 const SOURCES: Array<[string, string]> = [['fixtures/corpus/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
@@ -60,6 +60,17 @@ describe('a second pass changes nothing', () => {
     const out = transformSync(source, { babelrc: false, configFile: false, sourceType: 'script', presets: [preset], plugins: [[plugin, { threshold: 1 }]] })!;
     expect(out.code).toBe(instrument(source, { threshold: 1 }).code);
     expect(runScript(out.code!)).toBe(7);
+  });
+
+  test("an ES module importing the runtime, made CommonJS in the same pass (its checks read _runtime.checkCounter), is recognised, and the second pass's output still runs", () => {
+    const source = 'export function f(a) { for (let i = 0; i < a; i++); return a; }';
+    const once = instrument(source, { threshold: 1, runtime: 'import' }, { sourceType: 'module', plugins: ['@babel/plugin-transform-modules-commonjs'] });
+    expect(once.code).toContain('--_runtime.checkCounter[0]');
+    const twice = instrument(once.code, { threshold: 1, runtime: 'import' }, { sourceType: 'script' });
+    expect(twice.jsprof).toMatchObject({ changed: false, protocol: CHECK_PROTOCOL });
+    const runtime = new FakeRuntime();
+    expect(runCommonJs(twice.code, {}, { '@jsprof/runtime': runtime.module }).f(3)).toBe(3);
+    expect(runtime.calls).toBe(2);
   });
 
   test('code without functions above the threshold is left alone and not marked', () => {

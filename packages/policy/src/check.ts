@@ -351,7 +351,8 @@ const typeofHelper = (x: string) => `["'\`]undefined["'\`]\\s*:\\s*[\\w$]+\\(\\s
 /**
  * The hook test both global preludes make (HOOK_OR_INERT; minifiers keep the global's name), the
  * runtime's exports imported or required under any local names, the global script prelude's
- * binding and the module prelude's test, as written or after the typeof-symbol transform.
+ * binding and the module prelude's test, as written or after the typeof-symbol transform, and the
+ * checks of a module whose import of the runtime a module transform rewrote.
  */
 const CURRENT_PRELUDE = new RegExp(
   [
@@ -360,6 +361,8 @@ const CURRENT_PRELUDE = new RegExp(
     `\\bvar\\s+__jsprof\\$h\\s*=`,
     isObject('__jsprof\\$c\\b'),
     typeofHelper('__jsprof\\$c'),
+    // The runtime's exports imported, after a module transform made the import a namespace (`_runtime.checkCounter`).
+    `--\\s*[\\w$]+\\.checkCounter\\s*\\[`,
   ].join('|'),
 );
 

@@ -186,6 +186,9 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource('(typeof __jsprof$c === "undefined" ? "undefined" : _typeof(__jsprof$c)) == "object" && 0')).toBe(true);
   expect(isInstrumentedSource('"object"==("undefined"==typeof __jsprof$c?"undefined":o(__jsprof$c))&&0')).toBe(true);
   expect(isInstrumentedSource('log(typeof x === "undefined" ? "undefined" : show(__jsprof$counter))')).toBe(false);
+  // The checks of a module whose import of the runtime became a namespace (Babel's CommonJS transform, webpack), minified too.
+  expect(isInstrumentedSource('if (--_runtime.checkCounter[0] < 0) delete _runtime.checkTrap[1];')).toBe(true);
+  expect(isInstrumentedSource('--r.checkCounter[0]<0&&delete r.checkTrap[1]')).toBe(true);
   expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
   expect(isInstrumentedSource('if (typeof __jsprof == "object") start();')).toBe(false);
   expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);
