@@ -54,7 +54,7 @@ describe('a second pass changes nothing', () => {
     expect(runCommonJs(twice.code, { Int32Array }).f(3)).toBe(3);
   });
 
-  test('listed twice in one run (in plugins and in a preset), it instruments once, with the options listed first', () => {
+  test('listed twice in one run (in plugins and in a preset), it instruments once, with the options of plugins, which Babel runs first', () => {
     const source = 'function f(a) { for (;;) return a; }\nf(7);';
     const preset = () => ({ plugins: [[plugin, { threshold: 1, exits: false }]] });
     const out = transformSync(source, { babelrc: false, configFile: false, sourceType: 'script', presets: [preset], plugins: [[plugin, { threshold: 1 }]] })!;
