@@ -68,43 +68,51 @@ export default function jsprofBabelPlugin(api: any, rawOptions: unknown) {
 
   return {
     name: '@jsprof/babel-plugin',
-    visitor: {
-      Program(program: NodePath, state: any) {
-        const src: string = state.file.code ?? '';
-        const protocol = instrumentedProtocol(src);
-        const metadata: JsprofMetadata = { functions: [], instrumented: 0, changed: false, protocol };
-        state.file.metadata.jsprof = metadata;
-        const lines = new LineIndex(src);
-        const isModule = program.node.sourceType === 'module';
-        // Babel has no warnings of its own for plugins to add to: the build's log gets it.
-        const warning = protocolWarning(state.filename ?? 'a file', protocol);
-        if (warning) console.warn(`jsprof: ${warning}`);
-        // Files left alone still list their functions: tools name frames with them.
-        const enabled = shouldInstrumentFile(options, state.filename) && protocol === null;
-        const toInstrument: NodePath[] = [];
+    // Before the traversal every plugin's visitors share: the file as written, whatever the order
+    // of plugins (one listed first that works in its Program visitor, as babel-plugin-istanbul
+    // does, would otherwise have added statements to every function's count).
+    pre(this: { filename?: string }, file: any) {
+      // Listed twice (in a preset and in plugins, say): the first one listed runs, once.
+      if (file.metadata.jsprof) return;
+      const program: NodePath = file.path;
+      const src: string = file.code ?? '';
+      const protocol = instrumentedProtocol(src);
+      const metadata: JsprofMetadata = { functions: [], instrumented: 0, changed: false, protocol };
+      file.metadata.jsprof = metadata;
+      const lines = new LineIndex(src);
+      const isModule = program.node.sourceType === 'module';
+      // Babel has no warnings of its own for plugins to add to: the build's log gets it.
+      const warning = protocolWarning(this.filename ?? 'a file', protocol);
+      if (warning) console.warn(`jsprof: ${warning}`);
+      // Files left alone still list their functions: tools name frames with them.
+      const enabled = shouldInstrumentFile(options, this.filename) && protocol === null;
+      const toInstrument: NodePath[] = [];
 
-        program.traverse({
-          'Function|Class|StaticBlock'(path: NodePath) {
-            const node = path.node;
-            if (node.start == null) return; // inserted by another plugin: not in the source
-            const ancestors = ancestorsOf(path);
-            const instrument = enabled && !path.isClass() && shouldInstrumentFunction(node, options, ancestors);
-            if (instrument) toInstrument.push(path);
-            // A class stands for its implicit constructor; static blocks are no function of their own.
-            if (path.isClass() ? !node.body.body.some((m: any) => m.kind === 'constructor') : !path.isStaticBlock()) {
-              metadata.functions.push(record(src, lines, node, ancestors, instrument));
-            }
-          },
-        });
+      program.traverse({
+        'Function|Class|StaticBlock'(path: NodePath) {
+          const node = path.node;
+          if (node.start == null) return; // inserted by another plugin: not in the source
+          const ancestors = ancestorsOf(path);
+          const instrument = enabled && !path.isClass() && shouldInstrumentFunction(node, options, ancestors);
+          if (instrument) toInstrument.push(path);
+          // A class stands for its implicit constructor; static blocks are no function of their own.
+          if (path.isClass() ? !node.body.body.some((m: any) => m.kind === 'constructor') : !path.isStaticBlock()) {
+            metadata.functions.push(record(src, lines, node, ancestors, instrument));
+          }
+        },
+      });
 
-        metadata.functions.sort((a, b) => a.start - b.start);
-        if (!enabled || !needsPrelude(options, isModule, toInstrument.length)) return;
-        for (const path of toInstrument) instrument(path, src, t, checks, options);
-        program.unshiftContainer('body', prelude(isModule));
-        metadata.instrumented = toInstrument.length;
-        metadata.changed = true;
-      },
+      metadata.functions.sort((a, b) => a.start - b.start);
+      if (!enabled || !needsPrelude(options, isModule, toInstrument.length)) return;
+      for (const path of toInstrument) instrument(path, src, t, checks, options);
+      program.unshiftContainer('body', prelude(isModule));
+      // Declarations now in labelled bodies: the plugins after this one must find them there, not in
+      // the function's scope (where preset-env's block scoping renamed them, past a direct eval).
+      program.scope.crawl();
+      metadata.instrumented = toInstrument.length;
+      metadata.changed = true;
     },
+    visitor: {},
   };
 }
 

@@ -54,6 +54,41 @@ describe.each(modes)('as a %s', (mode) => {
   });
 });
 
+describe('with block scoping (preset-env) in the same pass', () => {
+  const blockScoping: TransformOptions = { plugins: ['@babel/plugin-transform-block-scoping'] };
+
+  test.each(CASES)('$name: same result', async (c) => {
+    const out = instrument(source(c, 'script'), { threshold: 1 }, blockScoping);
+    expect(await run(out.code, 'script')).toBe(await run(plain(source(c, 'script'), blockScoping), 'script'));
+  });
+
+  test('a let the labelled body holds keeps its name: a direct eval in the function still finds it', () => {
+    const src = 'function f(n) { let s = 5; for (let i = 0; i < n; i++) s++; if (n > 100) return 0; return eval("s"); }\nf(3);';
+    const out = instrument(src, { threshold: 1 }, blockScoping);
+    expect(out.code).toContain('break __jsprof$l');
+    expect(runScript(out.code)).toBe(8);
+  });
+});
+
+test("a jest.mock factory gets no checks, so babel-jest's hoisting plugin in the same pass compiles the test file; the test's own functions do", () => {
+  const src = `import { total } from './sum';
+jest.mock('./sum', () => {
+  const values = [1, 2, 3];
+  return { total: () => { let t = 0; for (const v of values) t += v; return t; } };
+});
+function check() { let t = total(); for (let i = 0; i < 2; i++) t *= 2; return t; }
+export default check();
+`;
+  const out = instrument(src, { threshold: 1 }, { sourceType: 'module', plugins: ['babel-plugin-jest-hoist', '@babel/plugin-transform-modules-commonjs'] });
+  expect(out.jsprof.functions.map((f) => [f.name, f.instrumented])).toEqual([['', false], ['total', false], ['check', true]]);
+  const factories: Record<string, () => unknown> = {};
+  const jest = { mock: (id: string, factory: () => unknown) => void (factories[id] = factory) };
+  const runtime = new FakeRuntime();
+  const modules = { '@jest/globals': { jest }, get './sum'() { return factories['./sum'](); } };
+  expect(runCommonJs(out.code, { __jsprof: runtime.hook }, modules).default).toBe(24);
+  expect(runtime.calls).toBe(2); // check's entry and exit
+});
+
 describe('options change which checks run', () => {
   const code = 'function f(n) { let s = 0; for (let i = 0; i < n; i++) s += i; while (n--) s++; do s++; while (false); for (const k in { a: 1, b: 2 }) s += k.length; for (const v of [1, 2]) s += v; return s; }\nf(3);';
 

@@ -5,6 +5,8 @@
  */
 import * as vm from 'node:vm';
 import { programVisitor } from 'istanbul-lib-instrument';
+import { transformSync } from '@babel/core';
+import plugin from '../src/index';
 import { instrument, plain } from './helpers';
 
 /** babel-plugin-istanbul, as it drives istanbul-lib-instrument. */
@@ -55,4 +57,21 @@ test.each([{}, { threshold: 1 }, { threshold: 1, loops: true }])('with jsprof %p
   // Before: the uncovered `return false` (line 5) and the unused arrow's body (line 7) were not counted at all.
   expect(without.statements.map(([line, , count]) => [line, count])).toEqual(expect.arrayContaining([[5, 0], [7, 0]]));
   expect(coverage(instrument(SOURCE, options, { plugins: [istanbul] }).code)).toEqual(without);
+});
+
+test('with istanbul listed first, the checks go where the source says, and istanbul counts the same', () => {
+  const classifier = `function kind(c) {
+  if (c < 48) return 'low';
+  if (c < 58) return 'digit';
+  return 'high';
+}
+kind(50);
+`;
+  const source = SOURCE + classifier;
+  const istanbulFirst = transformSync(source, { babelrc: false, configFile: false, plugins: [istanbul, [plugin, { threshold: 2 }]] })!;
+  const jsprofFirst = instrument(source, { threshold: 2 });
+  // The guard clauses count nothing: kind runs 1 statement, and gets no checks either way.
+  expect((istanbulFirst.metadata as any).jsprof.functions).toEqual(jsprofFirst.jsprof.functions);
+  expect(jsprofFirst.jsprof.functions.find((f: any) => f.name === 'kind')).toMatchObject({ instrumented: false });
+  expect(coverage(istanbulFirst.code!)).toEqual(coverage(plain(source, { plugins: [istanbul] })));
 });

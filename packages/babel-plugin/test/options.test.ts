@@ -10,6 +10,7 @@ test.each([
   [{ runtime: 'esm' }, 'option "runtime" must be "global" or "import"; got "esm"'],
   [{ include: [42] }, 'option "include" must be a string, a RegExp or an array of them; got 42'],
   [{ exits: 'yes' }, 'option "exits" must be true or false; got "yes"'],
+  [{ exclude: ['**/*.test.js'] }, 'option "exclude" takes parts of file paths or RegExps, not globs; got "**/*.test.js"'],
 ])('%j fails with a clear message', (options, message) => {
   expect(() => instrument(SRC, options)).toThrow(`@jsprof: ${message}`);
 });

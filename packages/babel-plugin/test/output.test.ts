@@ -7,9 +7,11 @@ import * as path from 'node:path';
 import { parse } from '@babel/parser';
 import traverse from '@babel/traverse';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
+import { CHECK_PROTOCOL, CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_MODULE_PRELUDE_SOURCE, GLOBAL_PRELUDE_SOURCE, LineIndex, importPreludeSource, isInstrumentedSource, requirePreludeSource } from '@jsprof/policy';
 import { CASES } from '../../../fixtures/corpus/cases';
-import { instrument, plain } from './helpers';
+import { transformSync } from '@babel/core';
+import plugin from '../src/index';
+import { FakeRuntime, instrument, plain, runCommonJs, runScript } from './helpers';
 
 const FORMS = fs.readFileSync(path.join(__dirname, '../../../fixtures/corpus/forms.js'), 'utf8');
 const SOURCES: Array<[string, string]> = [['fixtures/corpus/forms.js', FORMS], ...CASES.map((c): [string, string] => [c.name, `${c.code}\n${c.result};\n`])];
@@ -39,6 +41,36 @@ describe('a second pass changes nothing', () => {
     const twice = instrument(once.code, { threshold: 1 }, { sourceType: 'script' });
     expect(twice.jsprof.changed).toBe(false);
     expect(twice.code).toBe(once.code);
+  });
+
+  test("an ES module whose prelude preset-env's typeof-symbol transform rewrote (targets without Symbol) is recognised, and the second pass's output still runs", () => {
+    const source = 'export function f(a) { for (let i = 0; i < a; i++); return a; }';
+    const babel = { sourceType: 'module' as const, plugins: ['@babel/plugin-transform-typeof-symbol', '@babel/plugin-transform-modules-commonjs'] };
+    const once = instrument(source, { threshold: 1 }, babel);
+    expect(once.code).toContain('_typeof(__jsprof$c)');
+    expect(isInstrumentedSource(once.code)).toBe(true);
+    const twice = instrument(once.code, { threshold: 1 }, { sourceType: 'script' });
+    expect(twice.jsprof).toMatchObject({ changed: false, protocol: CHECK_PROTOCOL });
+    expect(runCommonJs(twice.code, { Int32Array }).f(3)).toBe(3);
+  });
+
+  test('listed twice in one run (in plugins and in a preset), it instruments once, with the options of plugins, which Babel runs first', () => {
+    const source = 'function f(a) { for (;;) return a; }\nf(7);';
+    const preset = () => ({ plugins: [[plugin, { threshold: 1, exits: false }]] });
+    const out = transformSync(source, { babelrc: false, configFile: false, sourceType: 'script', presets: [preset], plugins: [[plugin, { threshold: 1 }]] })!;
+    expect(out.code).toBe(instrument(source, { threshold: 1 }).code);
+    expect(runScript(out.code!)).toBe(7);
+  });
+
+  test("an ES module importing the runtime, made CommonJS in the same pass (its checks read _runtime.checkCounter), is recognised, and the second pass's output still runs", () => {
+    const source = 'export function f(a) { for (let i = 0; i < a; i++); return a; }';
+    const once = instrument(source, { threshold: 1, runtime: 'import' }, { sourceType: 'module', plugins: ['@babel/plugin-transform-modules-commonjs'] });
+    expect(once.code).toContain('--_runtime.checkCounter[0]');
+    const twice = instrument(once.code, { threshold: 1, runtime: 'import' }, { sourceType: 'script' });
+    expect(twice.jsprof).toMatchObject({ changed: false, protocol: CHECK_PROTOCOL });
+    const runtime = new FakeRuntime();
+    expect(runCommonJs(twice.code, {}, { '@jsprof/runtime': runtime.module }).f(3)).toBe(3);
+    expect(runtime.calls).toBe(2);
   });
 
   test('code without functions above the threshold is left alone and not marked', () => {

@@ -343,9 +343,16 @@ export function protocolWarning(file: string, protocol: number | null): string |
 const isObject = (x: string) => `(?:typeof\\s+${x}\\s*==\\s*["'\`]object["'\`]|["'\`]object["'\`]\\s*==\\s*typeof\\s+${x})`;
 
 /**
+ * `typeof __jsprof.s` in the hook test of both global preludes, as Babel's typeof-symbol transform
+ * (preset-env for engines without Symbol) rewrites it: `_typeof(__jsprof.s)`, minified `o(__jsprof.s)`.
+ */
+const TYPEOF_HELPER_ON_HOOK = `[\\w$]+\\(\\s*__jsprof\\.s\\s*\\)`;
+
+/**
  * The hook test both global preludes make (HOOK_OR_INERT; minifiers keep the global's name), the
  * runtime's exports imported or required under any local names, the global script prelude's
- * binding and the module prelude's test.
+ * binding and the module prelude's test, the hook test after the typeof-symbol transform, and the
+ * checks of a module whose import of the runtime a module transform rewrote.
  */
 const CURRENT_PRELUDE = new RegExp(
   [
@@ -353,6 +360,9 @@ const CURRENT_PRELUDE = new RegExp(
     `\\{\\s*checkCounter\\s*(?:as\\s+|:\\s*)[\\w$]+\\s*,\\s*checkTrap\\b`,
     `\\bvar\\s+__jsprof\\$h\\s*=`,
     isObject('__jsprof\\$c\\b'),
+    TYPEOF_HELPER_ON_HOOK,
+    // The runtime's exports imported, after a module transform made the import a namespace (`_runtime.checkCounter`).
+    `--\\s*[\\w$]+\\.checkCounter\\s*\\[`,
   ].join('|'),
 );
 

@@ -88,6 +88,10 @@ function patternList(value: unknown, name: string): Array<string | RegExp> {
     if (typeof item !== 'string' && !(item instanceof RegExp)) {
       throw new OptionsError(`option "${name}" must be a string, a RegExp or an array of them; got ${describe(item)}`);
     }
+    // A glob would be matched as text, match nothing, and leave every file as it was, silently.
+    if (typeof item === 'string' && item.includes('*')) {
+      throw new OptionsError(`option "${name}" takes parts of file paths or RegExps, not globs; got ${describe(item)} (write a RegExp, such as /\\.test\\.js$/)`);
+    }
   }
   return list;
 }

@@ -289,14 +289,23 @@ function hasOwnWith(node: Node | null | undefined): boolean {
 }
 
 /**
+ * `jest.mock(path, factory)`: babel-plugin-jest-hoist (in babel-jest) refuses to compile a factory
+ * that names anything from outside it but a few globals, the checks' names among them.
+ */
+function isJestMockCall(node: Node): boolean {
+  const callee = node.type === 'CallExpression' ? node.callee : null;
+  return callee?.type === 'MemberExpression' && !callee.computed && callee.object.type === 'Identifier' && callee.object.name === 'jest' && callee.property.type === 'Identifier' && callee.property.name === 'mock';
+}
+
+/**
  * Whether a function (or a static block) gets checks: one whose count reaches the threshold, and
  * (with `loopingFunctions`) one with a loop of its own, which may run for any time whatever its count.
- * An empty one never does, nor one inside a `with` statement or holding one (see hasOwnWith):
- * `ancestors` are the nodes above it, nearest first.
+ * An empty one never does, nor one inside a `with` statement or holding one (see hasOwnWith), nor one
+ * inside a `jest.mock` call (isJestMockCall): `ancestors` are the nodes above it, nearest first.
  */
 export function shouldInstrumentFunction(node: Node, options: Pick<PolicyOptions, 'threshold' | 'loopingFunctions'>, ancestors: readonly Node[] = []): boolean {
   const body = node.type === 'StaticBlock' ? node : node.body;
-  if (hasOwnWith(body) || ancestors.some((a) => a.type === 'WithStatement')) return false;
+  if (hasOwnWith(body) || ancestors.some((a) => a.type === 'WithStatement' || isJestMockCall(a))) return false;
   const count = countFunctionBody(body);
   if (count === 0) return false;
   return count >= options.threshold || (options.loopingFunctions && hasOwnLoop(body));

@@ -182,6 +182,13 @@ test('isInstrumentedSource recognises every prelude, as written or reformatted',
   expect(isInstrumentedSource('var o="object"==typeof __jsprof&&__jsprof&&"object"==typeof __jsprof.s?__jsprof:{c:[],s:{}};')).toBe(true);
   expect(isInstrumentedSource('import{checkCounter as r,checkTrap as e}from"@jsprof/runtime";')).toBe(true);
   expect(isInstrumentedSource('var{checkCounter:e,checkTrap:r}=require("rt");')).toBe(true);
+  // The hook test after preset-env's typeof-symbol transform, as Babel prints it and as terser minifies a script's prelude (its bindings renamed).
+  expect(isInstrumentedSource('(typeof __jsprof === "undefined" ? "undefined" : _typeof(__jsprof)) == "object" && __jsprof && _typeof(__jsprof.s) == "object" ? __jsprof : 0')).toBe(true);
+  expect(isInstrumentedSource('var n="object"==("undefined"==typeof __jsprof?"undefined":e(__jsprof))&&__jsprof&&"object"==e(__jsprof.s)?__jsprof:{},r=n.c')).toBe(true);
+  expect(isInstrumentedSource('show(__jsprof.status)')).toBe(false);
+  // The checks of a module whose import of the runtime became a namespace (Babel's CommonJS transform, webpack), minified too.
+  expect(isInstrumentedSource('if (--_runtime.checkCounter[0] < 0) delete _runtime.checkTrap[1];')).toBe(true);
+  expect(isInstrumentedSource('--r.checkCounter[0]<0&&delete r.checkTrap[1]')).toBe(true);
   expect(isInstrumentedSource('function f() { return "__jsprof$c"; }')).toBe(false);
   expect(isInstrumentedSource('if (typeof __jsprof == "object") start();')).toBe(false);
   expect(isInstrumentedSource('const __jsprof$counter = 1;')).toBe(false);

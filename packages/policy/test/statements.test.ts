@@ -138,6 +138,13 @@ describe('which functions get checks', () => {
     expect(shouldInstrumentFunction(looping, { ...policy, loopingFunctions: false })).toBe(false);
   });
 
+  test("one inside a jest.mock call never (babel-jest's hoisting refuses the checks' names there)", () => {
+    const call: any = (acorn.parse("jest.mock('./a', () => { for (;;) return { f() { a(); } }; });", { ecmaVersion: 'latest' }) as any).body[0].expression;
+    const factory = call.arguments[1];
+    expect(shouldInstrumentFunction(factory, policy, [call])).toBe(false);
+    expect(shouldInstrumentFunction(factory, policy, [{ ...call, callee: { ...call.callee, property: { type: 'Identifier', name: 'doMock' } } }])).toBe(true);
+  });
+
   test('an empty function never, even at threshold 0', () => {
     expect(shouldInstrumentFunction(fn('function f() {}'), { threshold: 0, loopingFunctions: true })).toBe(false);
     expect(shouldInstrumentFunction(fn('function f() { a(); }'), { threshold: 0, loopingFunctions: true })).toBe(true);
