@@ -25,6 +25,7 @@ import {
 } from '@jsprof/estree-instrument';
 import { OptionsError, PlacementOptions, protocolWarning } from '@jsprof/policy';
 import { describeFsError, fileIdentity, filesUnder, fromCwd, writeAtomic } from './files';
+import { counted } from './words';
 import { printableLines } from '@jsprof/trace-tools';
 import { SampledPagesOptions, addSamplingSnippets, copySiteAssets } from './sampled-pages';
 import { Copy, carryPackageScopes } from './package-scope';
@@ -141,7 +142,7 @@ export function instrumentFiles(inputs: string[], options: BundleOptions): numbe
     const instrumented = reports.reduce((n, r) => n + r.instrumented, 0);
     const functions = reports.reduce((n, r) => n + r.functions, 0);
     const done = reports.length - failed;
-    process.stderr.write(`jsprof: instrumented ${instrumented} of ${functions} functions in ${done} file${done === 1 ? '' : 's'}${failed ? `; ${failed} failed` : ''}\n`);
+    process.stderr.write(`jsprof: instrumented ${instrumented} of ${counted(functions, 'function')} in ${counted(done, 'file')}${failed ? `; ${failed} failed` : ''}\n`);
     if (pages?.length) process.stderr.write(printableLines(`jsprof: the sampling snippet is in ${pages.join(', ')}\n`));
   }
   return failed || pagesError ? 1 : 0;

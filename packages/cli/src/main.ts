@@ -20,7 +20,7 @@ export async function main(argv: string[]): Promise<number> {
     .name('jsprof')
     .description('The JS Self-Profiling API for every JavaScript engine.')
     .version(require('../package.json').version)
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
     .enablePositionalOptions()
     .exitOverride(); // before the commands are made, so that they inherit it
 

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { RunSettings, SETTINGS_ENV, SIGNAL_FILE, instrumentingFile, runInterval } from './options';
 import { formatReport, printable } from '@jsprof/trace-tools';
 import { refusedForTrace, refusedOutput, writeAtomic } from './files';
+import { counted } from './words';
 
 /** What self time is in a jsprof trace, under the table `jsprof run` prints. */
 export const SELF_TIME_NOTE = 'self includes the functions without checks each one calls (below the threshold, built-ins)';
@@ -81,7 +82,7 @@ export async function run(script: string, args: string[], options: RunOptions): 
       const instrumenting = readInstrumenting(traceFile);
       if (instrumenting.modules > 0) {
         const time = instrumenting.ms < 1000 ? `${Math.round(instrumenting.ms)} ms` : `${(instrumenting.ms / 1000).toFixed(1)} s`;
-        process.stderr.write(`jsprof: instrumented ${instrumenting.modules} module${instrumenting.modules === 1 ? '' : 's'} in ${time} (cached for the next run); that time is in the idle samples\n`);
+        process.stderr.write(`jsprof: instrumented ${counted(instrumenting.modules, 'module')} in ${time} (cached for the next run); that time is in the idle samples\n`);
       }
       process.stderr.write(formatReport(trace, options.top, runInterval(options.sampleInterval)));
       if (trace.samples?.length > 0 && trace.samples.every((s: { stackId?: number }) => s.stackId === undefined)) {

@@ -52,7 +52,7 @@ describe('jsprof aggregate', () => {
       ' 0.0%  100.0%  100.0%  main      https://shop.example/app.js:1:1',
     ]);
     expect(run.stdout).toContain('page = /cart: 2 traces, 50 ms busy, 0 ms idle');
-    expect(run.stdout).toContain('page = (none): 1 traces, 30 ms busy, 10 ms idle');
+    expect(run.stdout).toContain('page = (none): 1 trace, 30 ms busy, 10 ms idle');
   });
 
   test('a reader that stops early (| true) does not change the exit status: 1 when a trace was rejected, text or --json', () => {
@@ -142,7 +142,7 @@ describe('jsprof aggregate', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/large\.json: is 1\.\d MB, more than the limit of 1\.0 MB\n/);
     expect(run.stderr).toMatch(/large\.json\.gz: gunzips to more than 1\.0 MB \(the limit\); refused\n/);
-    expect(run.stdout).toContain('1 traces (2 rejected)');
+    expect(run.stdout).toContain('1 trace (2 rejected)');
     expect(jsprof(['aggregate', dir]).status).toBe(0);
   });
 
@@ -181,7 +181,7 @@ describe('jsprof aggregate', () => {
     fs.chmodSync(path.join(dir, 'locked'), 0o755);
     expect(run.stderr).toBe(`jsprof: skipped ${path.join(dir, 'locked')}: permission denied\n`);
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('1 traces, 2 samples');
+    expect(run.stdout).toContain('1 trace, 2 samples');
   });
 
   test('no trace files, or a path that does not exist, is an error', () => {

@@ -259,7 +259,7 @@ describe('errors: one line, exit status 1 (2 for bad usage), nothing written; ou
   });
 
   test.each([
-    ['an unknown --to', [traceFile, '--to', 'pprof', '-o', path.join(bad, 'out')], /^error: option '--to <format>' argument 'pprof' is invalid\. Allowed choices are cpuprofile, speedscope\.\n$/],
+    ['an unknown --to', [traceFile, '--to', 'pprof', '-o', path.join(bad, 'out')], /^error: option '--to <format>' argument 'pprof' is invalid\. Allowed choices are cpuprofile, speedscope\.\n\(add --help for usage\)\n$/],
     ['a missing file', [path.join(bad, 'missing.json'), '--to', 'cpuprofile'], /^jsprof: .*missing\.json: no such file\n$/],
     ['a malformed trace', [path.join(bad, 'malformed.json'), '--to', 'cpuprofile'], /^jsprof: .*malformed\.json: stacks\[0\]\.frameId 3 is not an index into frames \(0 of them\)\n$/],
     ['a truncated file', [path.join(bad, 'truncated.json'), '--to', 'speedscope'], /^jsprof: .*truncated\.json: is not JSON \(.*\)\n$/],

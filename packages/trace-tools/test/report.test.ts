@@ -209,8 +209,8 @@ describe('text views', () => {
 
   test('a trace without busy samples prints its header only', () => {
     const idle: ProfilerTrace = { resources: [], frames: [], stacks: [], samples: [{ timestamp: 0 }] };
-    expect(formatView(idle, { view: 'top-down' })).toBe('1 samples: 0 while JavaScript ran, 1 idle.\n');
-    expect(formatView(idle, { view: 'functions' })).toBe('1 samples: 0 while JavaScript ran, 1 idle.\n');
+    expect(formatView(idle, { view: 'top-down' })).toBe('1 sample: 0 while JavaScript ran, 1 idle.\n');
+    expect(formatView(idle, { view: 'functions' })).toBe('1 sample: 0 while JavaScript ran, 1 idle.\n');
   });
 
   test('control characters in names and URLs never reach the terminal', () => {

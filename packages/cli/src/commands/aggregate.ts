@@ -2,9 +2,10 @@
  * `jsprof aggregate`: thousands of traces (field traces stored by `traceReceiver`, `jsprof run`'s)
  * merged into one view of where time goes, one file at a time, optionally per value of a `meta` key.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { SOURCE_MAPS_HELP, sourceMapper } from './symbolicate';
 import { maxFileSizeOption, readLimitsOf, traceFilesIn, traceFilesProgress, wholeNumber } from './arguments';
+import { counted } from '../words';
 import { AggregateFilesOptions, AggregateResult, AggregateView, DEFAULT_MAX_FUNCTIONS, DEFAULT_MAX_GROUPS, OTHER_FUNCTIONS, OTHER_GROUPS, aggregateFiles, displayLocation, printable } from '@jsprof/trace-tools';
 
 
@@ -27,7 +28,7 @@ export function addAggregateCommand(program: Command, setExitCode: (code: number
     .command('aggregate')
     .description('Merge many traces into one view of where time goes across users: functions by self and total share, per group of a meta key if asked.')
     .argument('<paths...>', 'trace files (JSON, or gzip: .json.gz, .gz; a V8 .cpuprofile when named), or directories to search recursively for .json, .json.gz and .gz files')
-    .option('--group-by <key>', 'one view per value of this key of the traces\' meta (page, release…); traces without it go to "(none)"')
+    .option('--group-by <key>', 'one view per value of this key of the traces\' meta (page, release…); traces without it go to "(none)"', metaKey)
     .option('--top <n>', 'how many functions each view lists', wholeNumber('--top', 1), 20)
     .option('--max-functions <n>', `most distinct functions kept; functions first seen after that count as one, "${OTHER_FUNCTIONS}"`, wholeNumber('--max-functions', 1), DEFAULT_MAX_FUNCTIONS)
     .addOption(maxFileSizeOption())
@@ -81,7 +82,6 @@ function writeJson(result: AggregateResult): void {
   write(']}\n');
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
 
 function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -91,6 +91,11 @@ function duration(ms: number): string {
 }
 
 const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
+
+function metaKey(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must name a key of the traces\' meta, such as page or release.');
+  return value;
+}
 
 function table(view: AggregateView, top: number): string[] {
   const header = ['self', 'total', 'traces', 'function', 'location'];
@@ -107,19 +112,19 @@ function table(view: AggregateView, top: number): string[] {
 }
 
 function describeView(title: string, view: AggregateView, top: number): string[] {
-  const heading = `${title}: ${count(view.traces)} traces, ${duration(view.busyMs)} busy, ${duration(view.idleMs)} idle`;
+  const heading = `${title}: ${counted(view.traces, 'trace')}, ${duration(view.busyMs)} busy, ${duration(view.idleMs)} idle`;
   return view.busyMs > 0 ? [heading, ...table(view, top)] : [`${heading}; no JavaScript ran`];
 }
 
 function formatAggregate(result: AggregateResult, top: number): string {
   const { all } = result;
   const lines = [
-    `${count(all.traces)} traces${result.rejected ? ` (${count(result.rejected)} rejected)` : ''}, ${count(all.samples)} samples: ` +
-      `${count(all.busySamples)} busy (${duration(all.busyMs)}), ${count(all.idleSamples)} idle (${duration(all.idleMs)}).`,
+    `${counted(all.traces, 'trace')}${result.rejected ? ` (${result.rejected.toLocaleString('en-US')} rejected)` : ''}, ${counted(all.samples, 'sample')}: ` +
+      `${all.busySamples.toLocaleString('en-US')} busy (${duration(all.busyMs)}), ${all.idleSamples.toLocaleString('en-US')} idle (${duration(all.idleMs)}).`,
     'Shares of busy time, each sample counting as its trace\'s sampling interval; "traces": share of traces in which the function ran.',
   ];
-  if (result.functionsCapped) lines.push(`More than ${count(result.maxFunctions)} distinct functions (--max-functions): the rest are counted as "${OTHER_FUNCTIONS}".`);
-  if (result.groupsCapped) lines.push(`More than ${count(result.maxGroups)} values of ${result.groupBy}: the rest are counted as "${OTHER_GROUPS}".`);
+  if (result.functionsCapped) lines.push(`More than ${counted(result.maxFunctions, 'distinct function')} (--max-functions): the rest are counted as "${OTHER_FUNCTIONS}".`);
+  if (result.groupsCapped) lines.push(`More than ${counted(result.maxGroups, 'value')} of ${result.groupBy}: the rest are counted as "${OTHER_GROUPS}".`);
   lines.push('', ...describeView('All traces', all, top));
   for (const group of result.groups) lines.push('', ...describeView(printable(`${result.groupBy} = ${group.name}`), group, top));
   return `${lines.join('\n')}\n`;

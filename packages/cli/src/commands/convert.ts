@@ -26,7 +26,6 @@ export function addConvertCommand(program: Command, _setExitCode: (code: number)
     .addOption(new Option('--to <format>', 'the output format').choices(Object.keys(EXTENSIONS)).default('cpuprofile'))
     .option('-o, --out <file>', 'where to write it ("-" for stdout); default: the trace\'s name with .json (and .gz) replaced by .cpuprofile or .speedscope.json')
     .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
-    .showHelpAfterError(false)
     .addHelpText(
       'after',
       `

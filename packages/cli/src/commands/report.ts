@@ -57,7 +57,6 @@ export function addReportCommand(program: Command, _setExitCode: (code: number) 
     .addOption(new Option('--json', 'print the view as JSON on stdout (shape below)').conflicts('html'))
     .addOption(new Option('--html <file>', 'write a self-contained HTML report (flame graph, both call trees) instead of printing a view').conflicts(['view', 'top', 'minShare']))
     .option('-s, --source-maps <dir>', `map frames to original files and names first, as \`jsprof symbolicate\` does, through ${SOURCE_MAPS_HELP}`)
-    .showHelpAfterError(false)
     .addHelpText('after', MORE_HELP)
     .action((input: string, opts: ReportOptions) => {
       const read = readTraceFile(input);

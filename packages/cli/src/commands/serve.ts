@@ -11,6 +11,7 @@ import { startCollector } from '../collector';
 import { UsageError } from '../files';
 import { DEFAULT_BODY_LIMITS, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_MAX_BUFFERED, DEFAULT_RATE_LIMIT, ReceiverStatus } from '../receive';
 import { wholeNumber } from './arguments';
+import { counted } from '../words';
 import { STORE_HELP } from './ingest';
 import { SOURCE_MAPS_HELP } from './symbolicate';
 
@@ -78,11 +79,10 @@ function showStatus(status: () => ReceiverStatus): () => void {
   };
 }
 
-const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
 
 /** What the collector waits for once told to stop, and what a second signal does. */
 function stoppingLine(buffered: number, dir: string | undefined, spillDir: string): string {
-  const waiting = `${count(buffered, 'trace')} waiting for the store; trying it for up to ${DEFAULT_CLOSE_TIMEOUT_MS / 1000} s`;
+  const waiting = `${counted(buffered, 'trace')} waiting for the store; trying it for up to ${DEFAULT_CLOSE_TIMEOUT_MS / 1000} s`;
   const then = dir ? ` (they are in ${printable(dir)} too; Ctrl-C again stops now)` : `, then saving them in ${printable(spillDir)} (Ctrl-C again saves them now)`;
   return `jsprof: stopping: ${waiting}${then}`;
 }
@@ -160,7 +160,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         process.stderr.write(`${statusLine(collector.receiver.status(), 0).replace(/ \(0\/s\)/, '')}; stopped\n`);
         if (summary.unwritten > 0) {
           const where = opts.dir ? `they are in ${opts.dir}` : summary.savedIn ? `saved in ${summary.savedIn}` : 'they are lost';
-          process.stderr.write(`jsprof: ${count(summary.unwritten, 'accepted trace')} could not be written to the store; ${where} (jsprof ingest <dir> --store … loads them)\n`);
+          process.stderr.write(`jsprof: ${counted(summary.unwritten, 'accepted trace')} could not be written to the store; ${where} (jsprof ingest <dir> --store … loads them)\n`);
           if (!opts.dir && !summary.savedIn) setExitCode(1);
         }
       } finally {

@@ -16,7 +16,7 @@ export function formatInterval(ms: number): string {
 /** The first line of every text report: samples, interval, busy and idle. */
 export function formatHeader(samples: number, busy: number, intervalMs: number | null): string {
   const every = intervalMs === null ? '' : ` every ${formatInterval(intervalMs)} ms`;
-  return `${samples} samples${every}: ${busy} while JavaScript ran, ${samples - busy} idle.`;
+  return `${samples} sample${samples === 1 ? '' : 's'}${every}: ${busy} while JavaScript ran, ${samples - busy} idle.`;
 }
 
 /** Functions that ran, by self time then total time, at most `top` of them. */
