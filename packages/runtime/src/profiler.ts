@@ -141,6 +141,8 @@ export class Profiler extends EventTargetBase {
    * A listener's exception is reported by `dispatchEvent`, as for any event.
    */
   #bufferFull() {
+    // stop() itself may fill the buffer, with the ticks it takes (catchUp): no event then either.
+    if (this.#stopped) return;
     const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
     this.#bufferFullTimer = setTimeout(this.dispatchEvent.bind(this), 0, event);
   }

@@ -214,6 +214,19 @@ describe('samplebufferfull', () => {
     expect(trace.samples).toHaveLength(2);
   });
 
+  test('filled by the ticks stop() takes for code without checks, it fires no samplebufferfull either', async () => {
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
+    const events: boolean[] = [];
+    profiler.addEventListener('samplebufferfull', () => events.push(profiler.stopped));
+    // This test file has no checks: the ticks of this loop are taken by stop(), which fills the buffer.
+    const end = performance.now() + 100;
+    while (performance.now() < end);
+    const trace = await profiler.stop();
+    await sleep(40);
+    expect(trace.samples).toHaveLength(2);
+    expect(events).toEqual([]);
+  });
+
   test('the onsamplebufferfull attribute', async () => {
     const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
     expect(profiler.onsamplebufferfull).toBeNull();
