@@ -6,6 +6,7 @@
  */
 import * as runtime from './browser';
 import { defineGlobal } from './globals';
+import { cancelTimeout, startTimeout } from './builtins';
 import { sendTrace } from './send';
 import type { ProfilerTrace } from './trace';
 
@@ -30,13 +31,13 @@ function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
   const page: string = realm.location?.pathname ?? '';
   let leaving = false;
   return new Promise<ProfilerTrace>((resolve, reject) => {
-    const stopLater = setTimeout(() => {
+    const stopLater = startTimeout(() => {
       unlisten();
       profiler.stop().then(resolve, reject); // fetches the scripts' function tables
     }, options.duration ?? 10_000);
     // A page going away cannot wait for function tables, or for gzip.
     const stopNow = () => {
-      clearTimeout(stopLater);
+      cancelTimeout(stopLater);
       unlisten();
       leaving = true;
       try {

@@ -7,6 +7,7 @@
  */
 import { BASE_INTERVAL, Engine, MAX_SESSIONS, Session } from './engine';
 import { getEngine } from './hook';
+import { cancelTimeout, startTimeout } from './builtins';
 import type { ProfilerTrace } from './trace';
 
 export interface ProfilerInitOptions {
@@ -120,7 +121,7 @@ export class Profiler extends EventTargetBase {
     }
     this.#stopped = true;
     // A samplebufferfull not yet delivered never is, as in native Chromium.
-    clearTimeout(this.#bufferFullTimer);
+    cancelTimeout(this.#bufferFullTimer);
     // The ticks due up to now, taken in the caller of stop() as a check there would take them: code
     // without checks that ran up to stop() (a page's own loop) leaves its samples, not none.
     this.#engine.catchUp(Profiler.prototype.stop);
@@ -131,7 +132,7 @@ export class Profiler extends EventTargetBase {
   stopSync(): ProfilerTrace {
     if (this.#stopped) throw domException('Profiler already stopped.', 'InvalidStateError');
     this.#stopped = true;
-    clearTimeout(this.#bufferFullTimer);
+    cancelTimeout(this.#bufferFullTimer);
     return this.#engine.stop(this.#session);
   }
 
@@ -144,7 +145,7 @@ export class Profiler extends EventTargetBase {
     // stop() itself may fill the buffer, with the ticks it takes (catchUp): no event then either.
     if (this.#stopped) return;
     const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
-    this.#bufferFullTimer = setTimeout(this.dispatchEvent.bind(this), 0, event);
+    this.#bufferFullTimer = startTimeout(this.dispatchEvent.bind(this), 0, event);
   }
 }
 

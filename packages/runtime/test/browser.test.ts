@@ -78,6 +78,21 @@ beforeAll(async () => {
       document.head.append(script);
     </script>
     <script>${lib('inlineBusy')}</script>`;
+  // A page that fakes its clock (frozen, as fake timers leave it) and wraps its timers, as zone.js does.
+  FILES['/patched-timers'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script>
+      const realNow = performance.now.bind(performance);
+      const realSetTimeout = setTimeout;
+      const frozen = performance.now();
+      performance.now = () => frozen;
+      self.wrappedCallbacks = 0;
+      for (const name of ['setTimeout', 'setInterval']) {
+        const original = self[name];
+        self[name] = (fn, ms, ...args) => original((...a) => { self.wrappedCallbacks++; fn(...a); }, ms, ...args);
+      }
+    </script>
+    <script>${BUSY_SCRIPT.replaceAll('performance.now()', 'realNow()')}</script>`;
   browser = await launchChromium();
 }, 60_000);
 
@@ -146,6 +161,27 @@ test('Chromium\'s own Profiler is replaced without a console message; preferNati
     `jsprof.install({ preferNative: true }) !== jsprof.Profiler && Profiler !== jsprof.Profiler && new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())`,
   );
   expect(native).toBe('frames,resources,samples,stacks');
+});
+
+test("a page's fake clock and wrapped timers neither stop sampling nor see the runtime's timers", async () => {
+  const result = await inPage(
+    '',
+    `(async () => {
+      const full = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
+      let fullEvents = 0;
+      full.onsamplebufferfull = () => fullEvents++;
+      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+      busy(300);
+      await new Promise((resolve) => realSetTimeout(resolve, 100));
+      const trace = await p.stop();
+      await full.stop();
+      return { withStack: trace.samples.filter((s) => s.stackId !== undefined).length, fullEvents, wrappedCallbacks };
+    })()`,
+    '/patched-timers',
+  );
+  expect(result.withStack).toBeGreaterThan(15);
+  expect(result.fullEvents).toBe(1);
+  expect(result.wrappedCallbacks).toBe(0);
 });
 
 describe('origin masking, with a second origin', () => {
