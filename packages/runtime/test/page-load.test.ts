@@ -50,7 +50,15 @@ const PAGES: Record<string, { html: string; csp: string }> = {
   '/nonce': page({ duration: 300 }, 'nonce'),
   '/long': page({ duration: 60_000, send: '/traces' }),
   '/unsent': page({ duration: 300 }),
+  '/trusted-types': trustedTypes('jsprof'),
+  '/trusted-types-refused': trustedTypes('app'),
 };
+
+/** A page whose CSP enforces Trusted Types, allowing policies of these names. */
+function trustedTypes(policies: string): { html: string; csp: string } {
+  const hashed = page({ duration: 300 }, 'hash');
+  return { html: hashed.html, csp: `${hashed.csp}; require-trusted-types-for 'script'; trusted-types ${policies}` };
+}
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -163,6 +171,30 @@ test("under a nonce-based CSP with 'strict-dynamic', the snippet passes its nonc
   ]);
   await page.close();
   expect(problems).toEqual([]);
+});
+
+test("under Trusted Types (require-trusted-types-for 'script'), the snippet writes its tags through a policy named jsprof", async () => {
+  const { page, problems } = await open('/trusted-types?jsprof-sample=1');
+  expect(await page.evaluate('self.ran')).toEqual([
+    ['instrumented app', 'object', false],
+    ['instrumented module', 'object', true],
+  ]);
+  await page.close();
+  expect(problems).toEqual([]);
+});
+
+test('under Trusted Types that do not allow the policy jsprof, a picked page load runs the plain build, and nothing is thrown into the page', async () => {
+  const { page, problems } = await open('/trusted-types-refused?jsprof-sample=1');
+  expect(await page.evaluate('[self.ran, typeof jsprofPageLoad]')).toEqual([
+    [
+      ['plain app', 'undefined', false],
+      ['plain module', 'undefined', true],
+    ],
+    'undefined',
+  ]);
+  await page.close();
+  // Chromium reports what the CSP refused in the console; nothing reaches the page as an exception.
+  expect(problems.filter((p) => !p.startsWith('error: '))).toEqual([]);
 });
 
 test('without `send`, the trace is only jsprof.pageLoadTrace', async () => {
