@@ -24,11 +24,21 @@ export function setCrossOriginFrames(mode: CrossOriginFrames): void {
   crossOrigin = mode === 'coalesce' ? 'coalesce' : 'drop';
 }
 
+/** The page refused the sampler thread (Trusted Types refuse `new Worker(url)`): each try would log the refusal again. */
+let threadRefused = false;
+
 function startBrowserTicker(counter: Int32Array): Ticker | null {
-  if (typeof Worker !== 'function' || typeof Blob !== 'function' || typeof URL !== 'function' || !URL.createObjectURL) return null;
+  if (threadRefused || typeof Worker !== 'function' || typeof Blob !== 'function' || typeof URL !== 'function' || !URL.createObjectURL) return null;
   return startTicker(counter, (data) => {
     const url = URL.createObjectURL(new Blob([`onmessage = (e) => { const data = e.data; ${TICKER_LOOP} close(); };`], { type: 'text/javascript' }));
-    const worker = new Worker(url);
+    let worker: Worker;
+    try {
+      worker = new Worker(url);
+    } catch (error) {
+      threadRefused = true;
+      URL.revokeObjectURL(url);
+      throw error;
+    }
     worker.onerror = () => {};
     worker.postMessage(data);
     return () => {

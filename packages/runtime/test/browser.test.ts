@@ -37,6 +37,7 @@ beforeAll(async () => {
     const headers: Record<string, string> = { 'content-type': body.startsWith('<!doctype html>') ? 'text/html' : 'text/javascript' };
     if (url.searchParams.has('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
     if (url.searchParams.has('native')) headers['document-policy'] = 'js-profiling';
+    if (url.searchParams.has('csp')) headers['content-security-policy'] = url.searchParams.get('csp')!;
     res.writeHead(200, headers).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -182,6 +183,36 @@ test("a page's fake clock and wrapped timers neither stop sampling nor see the r
   expect(result.withStack).toBeGreaterThan(15);
   expect(result.fullEvents).toBe(1);
   expect(result.wrappedCallbacks).toBe(0);
+});
+
+test.each([
+  ['Trusted Types refuse', "require-trusted-types-for 'script'"],
+  ['script-src refuses', "script-src 'self'"],
+])('a cross-origin isolated page whose CSP (%s) the Blob worker: the count-down samples, and the browser reports the refusal once', async (_, csp) => {
+  const page = await browser.newPage();
+  const messages: string[] = [];
+  page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => messages.push(`pageerror: ${error.message}`));
+  try {
+    await page.goto(`${origin}/?isolated&csp=${encodeURIComponent(csp)}`);
+    const result: any = await page.evaluate(`(async () => {
+      const counts = [];
+      for (let i = 0; i < 3; i++) {
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+        busy(100);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        counts.push((await p.stop()).samples.filter((s) => s.stackId !== undefined).length);
+      }
+      return { isolated: crossOriginIsolated, counts, mode: jsprof.samplerStats().mode };
+    })()`);
+    expect(result.isolated).toBe(true);
+    expect(result.mode).toBe('count-down');
+    for (const count of result.counts) expect(count).toBeGreaterThan(5);
+    // (the favicon's 404 aside)
+    expect(messages.filter((m) => !m.includes('Failed to load resource'))).toEqual([expect.stringMatching(/^error: .*(TrustedScriptURL|worker)/)]);
+  } finally {
+    await page.close();
+  }
 });
 
 describe('origin masking, with a second origin', () => {
