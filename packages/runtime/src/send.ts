@@ -40,6 +40,16 @@ async function encode(text: string, gzip: boolean): Promise<{ body: Uint8Array; 
   return { body: new Uint8Array(await new Response(stream).arrayBuffer()), gzip: true };
 }
 
+/** A page's `Array.prototype.toJSON` (Prototype.js defines one, returning a string) is not applied: arrays stay arrays. */
+function keepArrays(this: any, key: string, value: unknown): unknown {
+  const own = this[key];
+  return Array.isArray(own) ? own : value;
+}
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, 'toJSON' in Array.prototype ? keepArrays : undefined);
+}
+
 /** The trace with every other sample (the ones kept are spread over the whole run). */
 function halved(trace: ProfilerTrace): ProfilerTrace {
   return { ...trace, samples: trace.samples.filter((_, i) => i % 2 === 0) };
@@ -48,10 +58,10 @@ function halved(trace: ProfilerTrace): ProfilerTrace {
 export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Promise<SendResult> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let fitted = trace;
-  let encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
+  let encoded = await encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   for (let i = 0; encoded.body.length > maxBytes && i < MAX_HALVINGS && fitted.samples.length > 0; i++) {
     fitted = halved(fitted);
-    encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
+    encoded = await encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   }
   const result: SendResult = { sent: false, bytes: encoded.body.length, gzip: encoded.gzip, transport: null, droppedSamples: trace.samples.length - fitted.samples.length };
   if (encoded.body.length > maxBytes) return { ...result, reason: `the trace needs ${encoded.body.length} bytes, more than ${maxBytes}` };
