@@ -24,19 +24,16 @@ export function setCrossOriginFrames(mode: CrossOriginFrames): void {
   crossOrigin = mode === 'coalesce' ? 'coalesce' : 'drop';
 }
 
-/** The page refused the sampler thread (Trusted Types refuse `new Worker(url)`): each try would log the refusal again. */
-let threadRefused = false;
-
 function startBrowserTicker(counter: Int32Array): Ticker | null {
-  if (threadRefused || typeof Worker !== 'function' || typeof Blob !== 'function' || typeof URL !== 'function' || !URL.createObjectURL) return null;
   return startTicker(counter, (data) => {
-    const url = URL.createObjectURL(new Blob([`onmessage = (e) => { const data = e.data; ${TICKER_LOOP} close(); };`], { type: 'text/javascript' }));
+    let url: string;
     let worker: Worker;
     try {
+      url = URL.createObjectURL(new Blob([`onmessage = (e) => { const data = e.data; ${TICKER_LOOP} close(); };`], { type: 'text/javascript' }));
       worker = new Worker(url);
     } catch (error) {
-      threadRefused = true;
-      URL.revokeObjectURL(url);
+      // no Worker here, or the page refused it (Trusted Types refuse `new Worker(url)`): each try would log the refusal again
+      getEngine().platform.startTicker = undefined;
       throw error;
     }
     worker.onerror = () => {};

@@ -62,12 +62,12 @@ function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
 runtime.install();
 defineGlobal('jsprof', { ...runtime, pageLoadTrace: pageLoadTrace() });
 
-function pageLoadTrace(): Promise<ProfilerTrace | null> {
+async function pageLoadTrace(): Promise<ProfilerTrace | null> {
   const options = (globalThis as any).jsprofPageLoad;
-  if (!options || typeof options !== 'object') return Promise.resolve(null);
+  if (!options || typeof options !== 'object') return null;
   try {
-    return profilePageLoad(options).catch(() => null);
+    return await profilePageLoad(options);
   } catch {
-    return Promise.resolve(null);
+    return null;
   }
 }

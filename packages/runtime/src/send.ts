@@ -40,14 +40,11 @@ async function encode(text: string, gzip: boolean): Promise<{ body: Uint8Array; 
   return { body: new Uint8Array(await new Response(stream).arrayBuffer()), gzip: true };
 }
 
-/** A page's `Array.prototype.toJSON` (Prototype.js defines one, returning a string) is not applied: arrays stay arrays. */
-function keepArrays(this: any, key: string, value: unknown): unknown {
-  const own = this[key];
-  return Array.isArray(own) ? own : value;
-}
-
+/** JSON where a page's `Array.prototype.toJSON` (Prototype.js defines one, returning a string) is not applied: arrays stay arrays. */
 function toJson(value: unknown): string {
-  return JSON.stringify(value, 'toJSON' in Array.prototype ? keepArrays : undefined);
+  return JSON.stringify(value, function (this: any, key, replaced) {
+    return Array.isArray(this[key]) ? this[key] : replaced;
+  });
 }
 
 /** The trace with every other sample (the ones kept are spread over the whole run). */
@@ -74,10 +71,10 @@ export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Pro
       // a beacon the browser refuses: try fetch
     }
   }
-  if (typeof fetch !== 'function') return { ...result, reason: 'neither sendBeacon nor fetch is available' };
   try {
     const response = await fetch(options.url, { method: 'POST', body: blob, keepalive: true, mode: 'no-cors' });
-    return { ...result, sent: response.type === 'opaque' || response.ok, transport: 'fetch', reason: response.type === 'opaque' || response.ok ? undefined : `HTTP ${response.status}` };
+    const sent = response.type === 'opaque' || response.ok;
+    return { ...result, sent, transport: 'fetch', reason: sent ? undefined : `HTTP ${response.status}` };
   } catch (error) {
     return { ...result, transport: 'fetch', reason: String((error as Error)?.message ?? error) };
   }
