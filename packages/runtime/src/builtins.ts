@@ -36,6 +36,10 @@ export const { isFinite: isFiniteNumber, isSafeInteger } = Number;
 export const performanceNow: () => number = performance.now.bind(performance);
 export const { setTimeout: startTimeout, clearTimeout: cancelTimeout, setInterval: startInterval, clearInterval: cancelInterval } = globalThis;
 
+/** Settled promises of the realm's own Promise, as native `stop()` gives: a page may replace the global `Promise` (zone.js does). */
+export const resolvedPromise: <T>(value: T) => Promise<T> = Promise.resolve.bind(Promise);
+export const rejectedPromise: <T = never>(reason: unknown) => Promise<T> = Promise.reject.bind(Promise);
+
 /** `array.push(value)` without `Array.prototype.push`. */
 export function append<T>(array: T[], value: T): void {
   array[array.length] = value;

@@ -7,7 +7,7 @@
  */
 import { BASE_INTERVAL, Engine, MAX_SESSIONS, Session } from './engine';
 import { getEngine } from './hook';
-import { cancelTimeout, startTimeout } from './builtins';
+import { cancelTimeout, rejectedPromise, resolvedPromise, startTimeout } from './builtins';
 import type { ProfilerTrace } from './trace';
 
 export interface ProfilerInitOptions {
@@ -117,7 +117,7 @@ export class Profiler extends EventTargetBase {
 
   stop(): Promise<ProfilerTrace> {
     if (this.#stopped) {
-      return Promise.reject(domException('Profiler already stopped.', 'InvalidStateError'));
+      return rejectedPromise(domException('Profiler already stopped.', 'InvalidStateError'));
     }
     this.#stopped = true;
     // A samplebufferfull not yet delivered never is, as in native Chromium.
@@ -152,8 +152,8 @@ export class Profiler extends EventTargetBase {
 /** The older draft's entry point: `performance.profile(options)` resolves to a started Profiler. */
 export function profile(options: ProfilerInitOptions): Promise<Profiler> {
   try {
-    return Promise.resolve(new Profiler(options));
+    return resolvedPromise(new Profiler(options));
   } catch (error) {
-    return Promise.reject(error);
+    return rejectedPromise(error);
   }
 }
