@@ -13,6 +13,7 @@ import { FrameResolver, defaultResolver } from './trace';
 import type { RawFrame } from './capture';
 import { functionTableResolver, loadFunctionTables } from './function-tables';
 import { OwnSet } from './builtins';
+import { mayBeLeaving } from './leaving';
 
 export * from './index';
 export type { CrossOriginFrames } from './origins';
@@ -47,8 +48,12 @@ function startBrowserTicker(counter: Int32Array): Ticker | null {
 
 const visible = maskingResolver(() => 'drop');
 
-/** The function tables of the scripts these frames are in, for those the page may see (not its own document's inline scripts). */
-function loadTablesFor(frames: RawFrame[]): Promise<void> {
+/**
+ * The function tables of the scripts these frames are in, for those the page may see (not its own
+ * document's inline scripts); none while the page may be going away: the trace would wait for them, and be lost.
+ */
+async function loadTablesFor(frames: RawFrame[]): Promise<void> {
+  if (mayBeLeaving()) return;
   const page = (globalThis as any).location?.href?.replace(/#.*$/, '');
   const urls = new OwnSet<string>();
   for (const frame of frames) if (frame.url && frame.url !== page && !urls.has(frame.url) && visible(frame)) urls.add(frame.url);

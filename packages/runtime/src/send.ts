@@ -6,6 +6,7 @@
  * collector needs no preflight; the receiver recognises gzip by its magic bytes.
  */
 import type { ProfilerTrace } from './trace';
+import { mayBeLeaving } from './leaving';
 
 export interface SendOptions {
   /** Where to POST the trace. */
@@ -35,7 +36,7 @@ const MAX_HALVINGS = 12;
 async function encode(text: string, gzip: boolean): Promise<{ body: Uint8Array; gzip: boolean }> {
   const raw = new TextEncoder().encode(text);
   const Compression = (globalThis as any).CompressionStream;
-  if (!gzip || typeof Compression !== 'function') return { body: raw, gzip: false };
+  if (!gzip || typeof Compression !== 'function' || mayBeLeaving()) return { body: raw, gzip: false };
   const stream = new Blob([raw]).stream().pipeThrough(new Compression('gzip'));
   return { body: new Uint8Array(await new Response(stream).arrayBuffer()), gzip: true };
 }

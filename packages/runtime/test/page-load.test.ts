@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { samplingBlock, samplingSnippet, scriptTag } from '../src/snippet';
 import { BUSY_SCRIPT } from './helpers';
+import { TABLE_REGISTRATION } from '../../estree-instrument/src';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const RUNTIME = fs.readFileSync(require.resolve('@jsprof/runtime/page-load'), 'utf8');
@@ -26,7 +27,12 @@ const FILES: Record<string, string> = {
   '/plain/mod.mjs': note('plain module'),
   '/instrumented/app.js': `${BUSY_SCRIPT}\n${note('instrumented app')}`,
   '/instrumented/mod.mjs': note('instrumented module'),
+  '/global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
+  '/send.mjs': fs.readFileSync(require.resolve('@jsprof/runtime/send').replace(/send\.js$/, 'browser/jsprof-send.mjs'), 'utf8'),
+  // A script that says it has a function table, whose table is slow to come.
+  '/with-table.js': `${BUSY_SCRIPT}\n${TABLE_REGISTRATION}`,
 };
+const SLOW_TABLE = '/with-table.js.jsprof.json';
 
 function page(profile: object, csp?: 'hash' | 'nonce'): { html: string; csp: string } {
   const tags = (build: string) => [scriptTag(`/${build}/app.js`, false), scriptTag(`/${build}/mod.mjs`, true)];
@@ -52,6 +58,17 @@ const PAGES: Record<string, { html: string; csp: string }> = {
   '/unsent': page({ duration: 300 }),
   '/trusted-types': trustedTypes('jsprof'),
   '/trusted-types-refused': trustedTypes('app'),
+  // Sending as the README shows, when the page is left.
+  '/send-on-pagehide': {
+    html: `<!doctype html><head><link rel="icon" href="data:,"><script src="/global.js"></script><script src="/with-table.js"></script>
+      <script type="module">
+        import { sendTrace } from '/send.mjs';
+        const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        addEventListener('pagehide', () => profiler.stop().then((trace) => sendTrace(trace, { url: '/traces', meta: { sent: 'on pagehide' } })));
+        self.ready = true;
+      </script>`,
+    csp: '',
+  },
 };
 
 /** A page whose CSP enforces Trusted Types, allowing policies of these names. */
@@ -64,6 +81,7 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     requests.push(url.pathname);
+    if (url.pathname === SLOW_TABLE) return void setTimeout(() => res.writeHead(404).end(), 2000);
     if (url.pathname === '/traces') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -195,6 +213,24 @@ test('under Trusted Types that do not allow the policy jsprof, a picked page loa
   await page.close();
   // Chromium reports what the CSP refused in the console; nothing reaches the page as an exception.
   expect(problems.filter((p) => !p.startsWith('error: '))).toEqual([]);
+});
+
+test('a trace stopped and sent on pagehide, as the README shows, arrives: stop() waits for no function table, sendTrace does not gzip', async () => {
+  const page = await browser.newPage();
+  requests.length = 0;
+  bodies.length = 0;
+  await page.goto(`${origin}/send-on-pagehide`);
+  await page.waitForFunction('self.ready');
+  await page.evaluate('busy(150)');
+  await page.goto('about:blank');
+  await until(() => bodies.length > 0, 3000);
+  await page.close();
+  expect(bodies.length).toBe(1);
+  const sent = JSON.parse(bodies[0].toString('utf8'));
+  expect(sent.meta).toEqual({ sent: 'on pagehide' });
+  expect(sent.trace.samples.length).toBeGreaterThan(5);
+  expect(sent.trace.frames.map((f: { name: string }) => f.name)).toContain('busy');
+  expect(requests).not.toContain(SLOW_TABLE);
 });
 
 test('without `send`, the trace is only jsprof.pageLoadTrace', async () => {
