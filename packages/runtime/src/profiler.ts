@@ -15,10 +15,6 @@ export interface ProfilerInitOptions {
   maxBufferSize: number;
 }
 
-function domException(message: string, name: string): Error {
-  return typeof DOMException === 'function' ? new DOMException(message, name) : Object.assign(new Error(message), { name });
-}
-
 /** WebIDL `unsigned long` conversion (no [EnforceRange]): NaN and ±Infinity become 0. */
 function toUnsignedLong(value: unknown): number {
   const n = Number(value);
@@ -65,18 +61,7 @@ export function effectiveInterval(requested: number, base = BASE_INTERVAL): numb
   return Math.max(1, Math.ceil(Math.trunc(requested) / base)) * base;
 }
 
-const EventTargetBase: typeof EventTarget =
-  typeof EventTarget === 'function'
-    ? EventTarget
-    : (class {
-        addEventListener() {}
-        removeEventListener() {}
-        dispatchEvent() {
-          return true;
-        }
-      } as unknown as typeof EventTarget);
-
-export class Profiler extends EventTargetBase {
+export class Profiler extends EventTarget {
   #engine: Engine;
   #session: Session;
   #interval: number;
@@ -117,7 +102,7 @@ export class Profiler extends EventTargetBase {
 
   stop(): Promise<ProfilerTrace> {
     if (this.#stopped) {
-      return rejectedPromise(domException('Profiler already stopped.', 'InvalidStateError'));
+      return rejectedPromise(new DOMException('Profiler already stopped.', 'InvalidStateError'));
     }
     this.#stopped = true;
     // A samplebufferfull not yet delivered never is, as in native Chromium.
@@ -130,7 +115,7 @@ export class Profiler extends EventTargetBase {
 
   /** The trace at once, for tools that must write it in a process 'exit' handler. */
   stopSync(): ProfilerTrace {
-    if (this.#stopped) throw domException('Profiler already stopped.', 'InvalidStateError');
+    if (this.#stopped) throw new DOMException('Profiler already stopped.', 'InvalidStateError');
     this.#stopped = true;
     cancelTimeout(this.#bufferFullTimer);
     return this.#engine.stop(this.#session);
@@ -144,7 +129,7 @@ export class Profiler extends EventTargetBase {
   #bufferFull() {
     // stop() itself may fill the buffer, with the ticks it takes (catchUp): no event then either.
     if (this.#stopped) return;
-    const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
+    const event = new Event('samplebufferfull');
     this.#bufferFullTimer = startTimeout(this.dispatchEvent.bind(this), 0, event);
   }
 }
