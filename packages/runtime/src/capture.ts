@@ -61,7 +61,7 @@ function withStackOptions<T>(prepare: ((e: unknown, s: unknown) => unknown) | un
   const limit = Object.getOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
   const prep = Object.getOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
   try {
-    override('stackTraceLimit', STACK_LIMIT);
+    override('stackTraceLimit', STACK_LIMIT, limit);
     if (prepare || prep) override('prepareStackTrace', prepare);
     return fn();
   } finally {
@@ -70,9 +70,12 @@ function withStackOptions<T>(prepare: ((e: unknown, s: unknown) => unknown) | un
   }
 }
 
-function override(key: string, value: unknown) {
+function override(key: string, value: unknown, program?: PropertyDescriptor) {
   try {
     Object.defineProperty(ErrorCtor, key, { value, writable: true, configurable: true, enumerable: false });
+    // JavaScriptCore takes its stack trace limit from assignments only (a page's 0 left no stack at
+    // all): where the program's is a plain value, which restore() assigns back, assign ours too.
+    if (program?.writable) ErrorCtor[key] = value;
   } catch {
     try {
       ErrorCtor[key] = value; // non-configurable but writable
@@ -84,8 +87,10 @@ function override(key: string, value: unknown) {
 
 function restore(key: string, descriptor: PropertyDescriptor | undefined) {
   try {
-    if (descriptor) Object.defineProperty(ErrorCtor, key, descriptor);
-    else delete ErrorCtor[key];
+    if (descriptor) {
+      Object.defineProperty(ErrorCtor, key, descriptor);
+      if (descriptor.writable) ErrorCtor[key] = descriptor.value;
+    } else delete ErrorCtor[key];
   } catch {
     // unchanged: override() could not change it either
   }
