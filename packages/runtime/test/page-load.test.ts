@@ -233,6 +233,31 @@ test('a trace stopped and sent on pagehide, as the README shows, arrives: stop()
   expect(requests).not.toContain(SLOW_TABLE);
 });
 
+test('a page back from the back/forward cache (pageshow after pagehide) fetches function tables and gzips again', async () => {
+  const page = await browser.newPage();
+  requests.length = 0;
+  bodies.length = 0;
+  await page.goto(`${origin}/send-on-pagehide`);
+  await page.waitForFunction('self.ready');
+  const result: any = await page.evaluate(`(async () => {
+    busy(50);
+    dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    const { sendTrace } = await import('/send.mjs');
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100 });
+    busy(150);
+    return sendTrace(await profiler.stop(), { url: '/traces' });
+  })()`);
+  await until(() => bodies.length > 1, 3000);
+  await page.close();
+  expect(bodies.length).toBe(2);
+  expect(JSON.parse(bodies[0].toString('utf8')).meta).toEqual({ sent: 'on pagehide' });
+  expect(result).toMatchObject({ sent: true, gzip: true });
+  expect(bodies[1].subarray(0, 2).toString('hex')).toBe('1f8b');
+  expect(requests).toContain(SLOW_TABLE);
+});
+
 test('without `send`, the trace is only jsprof.pageLoadTrace', async () => {
   const { page } = await open('/unsent?jsprof-sample=1');
   await page.evaluate('busy(100)');
