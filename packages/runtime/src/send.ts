@@ -63,6 +63,8 @@ export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Pro
   }
   const result: SendResult = { sent: false, bytes: encoded.body.length, gzip: encoded.gzip, transport: null, droppedSamples: trace.samples.length - fitted.samples.length };
   if (encoded.body.length > maxBytes) return { ...result, reason: `the trace needs ${encoded.body.length} bytes, more than ${maxBytes}` };
+  // Not the page's own URL (''), nor one named 'undefined'.
+  if (!options.url) return { ...result, reason: 'no url to send to' };
   const blob = new Blob([encoded.body as BlobPart], { type: 'text/plain' });
   const nav = (globalThis as any).navigator;
   if (options.transport !== 'fetch' && typeof nav?.sendBeacon === 'function') {

@@ -44,3 +44,18 @@ test("a page's Array.prototype.toJSON (Prototype.js's, returning a string) does 
   expect(result.sent).toBe(true);
   expect(JSON.parse(bodies[bodies.length - 1])).toEqual({ meta: { page: '/home' }, trace: TRACE });
 });
+
+test('without a url it sends nothing, and says so (not a beacon to the page itself, or to "undefined")', async () => {
+  const beacons: unknown[] = [];
+  const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  Object.defineProperty(globalThis, 'navigator', { value: { sendBeacon: (to: unknown) => beacons.push(to) > 0 }, configurable: true });
+  try {
+    for (const url of [undefined, '']) {
+      expect(await sendTrace(TRACE, { url } as any)).toMatchObject({ sent: false, reason: 'no url to send to' });
+    }
+  } finally {
+    if (saved) Object.defineProperty(globalThis, 'navigator', saved);
+    else delete (globalThis as any).navigator;
+  }
+  expect(beacons).toEqual([]);
+});
