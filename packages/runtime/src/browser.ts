@@ -13,6 +13,7 @@ import { FrameResolver, defaultResolver } from './trace';
 import type { RawFrame } from './capture';
 import { functionTableResolver, loadFunctionTables } from './function-tables';
 import { OwnSet } from './builtins';
+import { mayBeLeaving } from './leaving';
 
 export * from './index';
 export type { CrossOriginFrames } from './origins';
@@ -25,10 +26,17 @@ export function setCrossOriginFrames(mode: CrossOriginFrames): void {
 }
 
 function startBrowserTicker(counter: Int32Array): Ticker | null {
-  if (typeof Worker !== 'function' || typeof Blob !== 'function' || typeof URL !== 'function' || !URL.createObjectURL) return null;
   return startTicker(counter, (data) => {
-    const url = URL.createObjectURL(new Blob([`onmessage = (e) => { const data = e.data; ${TICKER_LOOP} close(); };`], { type: 'text/javascript' }));
-    const worker = new Worker(url);
+    let url: string;
+    let worker: Worker;
+    try {
+      url = URL.createObjectURL(new Blob([`onmessage = (e) => { const data = e.data; ${TICKER_LOOP} close(); };`], { type: 'text/javascript' }));
+      worker = new Worker(url);
+    } catch (error) {
+      // no Worker here, or the page refused it (Trusted Types refuse `new Worker(url)`): each try would log the refusal again
+      getEngine().platform.startTicker = undefined;
+      throw error;
+    }
     worker.onerror = () => {};
     worker.postMessage(data);
     return () => {
@@ -40,8 +48,12 @@ function startBrowserTicker(counter: Int32Array): Ticker | null {
 
 const visible = maskingResolver(() => 'drop');
 
-/** The function tables of the scripts these frames are in, for those the page may see (not its own document's inline scripts). */
-function loadTablesFor(frames: RawFrame[]): Promise<void> {
+/**
+ * The function tables of the scripts these frames are in, for those the page may see (not its own
+ * document's inline scripts); none while the page may be going away: the trace would wait for them, and be lost.
+ */
+async function loadTablesFor(frames: RawFrame[]): Promise<void> {
+  if (mayBeLeaving()) return;
   const page = (globalThis as any).location?.href?.replace(/#.*$/, '');
   const urls = new OwnSet<string>();
   for (const frame of frames) if (frame.url && frame.url !== page && !urls.has(frame.url) && visible(frame)) urls.add(frame.url);

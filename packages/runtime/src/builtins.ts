@@ -28,6 +28,18 @@ keepOwn(OwnWeakMap.prototype, WeakMap.prototype, ['get', 'set', 'has', 'delete']
 export const { floor, min, max, round } = Math;
 export const { isFinite: isFiniteNumber, isSafeInteger } = Number;
 
+/**
+ * The clock and timers as they were when the runtime loaded. A page's fake timers (a stubbed
+ * `performance.now` left traces empty) and wrapped timers (zone.js runs Angular's change detection
+ * after each callback of its `setInterval`) must neither steer sampling nor see the runtime's timers.
+ */
+export const performanceNow: () => number = performance.now.bind(performance);
+export const { setTimeout: startTimeout, clearTimeout: cancelTimeout, setInterval: startInterval, clearInterval: cancelInterval } = globalThis;
+
+/** Settled promises of the realm's own Promise, as native `stop()` gives: a page may replace the global `Promise` (zone.js does). */
+export const resolvedPromise: <T>(value: T) => Promise<T> = Promise.resolve.bind(Promise);
+export const rejectedPromise: <T = never>(reason: unknown) => Promise<T> = Promise.reject.bind(Promise);
+
 /** `array.push(value)` without `Array.prototype.push`. */
 export function append<T>(array: T[], value: T): void {
   array[array.length] = value;

@@ -57,22 +57,28 @@ function probeCallSites(): boolean {
  * data or accessor). Options are defined, not assigned, so no setter of the program runs; where
  * they cannot be changed (a frozen `Error`), `fn` runs with the program's.
  */
-function withStackOptions<T>(prepare: ((e: unknown, s: unknown) => unknown) | undefined, fn: () => T): T {
+function withStackOptions<T>(prepare: ((e: unknown, s: unknown) => unknown) | undefined, fn: () => T, stackString = false): T {
   const limit = Object.getOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
   const prep = Object.getOwnPropertyDescriptor(ErrorCtor, 'prepareStackTrace');
+  // JavaScriptCore takes its stack trace limit from assignments only: a page that set it to 0 left no
+  // stack at all. Assigning costs (in every engine, each sample's work grew enough to cost the
+  // accuracy of the count-down), so only for stack strings, where the program's plain value is
+  // below JavaScriptCore's default of 100; restore() assigns it back.
+  const assign = stackString && limit?.writable && limit.value < 100;
   try {
-    override('stackTraceLimit', STACK_LIMIT);
+    override('stackTraceLimit', STACK_LIMIT, assign);
     if (prepare || prep) override('prepareStackTrace', prepare);
     return fn();
   } finally {
-    restore('stackTraceLimit', limit);
+    restore('stackTraceLimit', limit, assign);
     restore('prepareStackTrace', prep);
   }
 }
 
-function override(key: string, value: unknown) {
+function override(key: string, value: unknown, assign = false) {
   try {
     Object.defineProperty(ErrorCtor, key, { value, writable: true, configurable: true, enumerable: false });
+    if (assign) ErrorCtor[key] = value;
   } catch {
     try {
       ErrorCtor[key] = value; // non-configurable but writable
@@ -82,10 +88,12 @@ function override(key: string, value: unknown) {
   }
 }
 
-function restore(key: string, descriptor: PropertyDescriptor | undefined) {
+function restore(key: string, descriptor: PropertyDescriptor | undefined, assign = false) {
   try {
-    if (descriptor) Object.defineProperty(ErrorCtor, key, descriptor);
-    else delete ErrorCtor[key];
+    if (descriptor) {
+      Object.defineProperty(ErrorCtor, key, descriptor);
+      if (assign) ErrorCtor[key] = descriptor.value;
+    } else delete ErrorCtor[key];
   } catch {
     // unchanged: override() could not change it either
   }
@@ -123,7 +131,7 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
       return holder.stack;
     }
     return new Error().stack;
-  });
+  }, true);
   if (typeof stack !== 'string') return [];
   const frames = framesOf(stack);
   let start = 0;
@@ -142,7 +150,7 @@ export function captureStack(below: Function, unstarted = 0): RawFrame[] {
  */
 export function scriptOf(error: unknown): string | null {
   try {
-    const stack = withStackOptions(undefined, () => (typeof error === 'function' ? error() : error).stack);
+    const stack = withStackOptions(undefined, () => (typeof error === 'function' ? error() : error).stack, true);
     if (typeof stack === 'string') for (const frame of framesOf(stack)) if (frame.url) return frame.url;
   } catch {
     // not an Error, or its stack cannot be read

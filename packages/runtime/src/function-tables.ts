@@ -12,7 +12,7 @@
 import { RawFrame, scriptOf } from './capture';
 import { TABLE_REGISTRY_GLOBAL } from './names';
 import type { FrameResolver } from './trace';
-import { OwnMap, OwnSet } from './builtins';
+import { OwnMap, OwnSet, cancelTimeout, startTimeout } from './builtins';
 
 /**
  * [name, start line, start column, body line, body column, end line, end column, V8 line, V8 column,
@@ -59,7 +59,7 @@ export async function loadFunctionTables(urls: Iterable<string>): Promise<void> 
   const wanted = [...new OwnSet(urls)].filter((url) => !tables.has(url) && withTables.has(url) && functionTableUrl(url));
   if (wanted.length === 0 || typeof fetch !== 'function') return;
   const abort = typeof AbortController === 'function' ? new AbortController() : undefined;
-  const timer = setTimeout(() => abort?.abort(), FETCH_TIMEOUT_MS);
+  const timer = startTimeout(() => abort?.abort(), FETCH_TIMEOUT_MS);
   await Promise.all(
     wanted.map(async (url) => {
       let table: TableEntry[] | null = null;
@@ -72,7 +72,7 @@ export async function loadFunctionTables(urls: Iterable<string>): Promise<void> 
       tables.set(url, table);
     }),
   );
-  clearTimeout(timer);
+  cancelTimeout(timer);
 }
 
 function before(line: number, column: number, entryLine: number, entryColumn: number): boolean {

@@ -6,7 +6,7 @@
  * `@jsprof/policy`'s check.ts): modules that ran before the runtime loaded reach it from then on.
  */
 import { EXIT_SLOTS, Engine, Hook, Platform, REARM } from './engine';
-import { fillWith } from './builtins';
+import { cancelInterval, fillWith, performanceNow, startInterval } from './builtins';
 import { defineGlobal } from './globals';
 import { COUNTER_GLOBAL, RUNTIME_GLOBAL, SLOW_PATH_GLOBAL } from './names';
 import { keepSourceText } from './source-text';
@@ -26,11 +26,11 @@ function newCounter(): Int32Array {
 }
 
 export const defaultPlatform: Platform = {
-  now: () => performance.now(),
+  now: performanceNow,
   startIdleTimer(fn, ms) {
-    const timer: any = setInterval(fn, ms);
+    const timer: any = startInterval(fn, ms);
     timer?.unref?.();
-    return () => clearInterval(timer);
+    return () => cancelInterval(timer);
   },
 };
 

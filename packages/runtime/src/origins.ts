@@ -38,7 +38,13 @@ const answers = new OwnMap<string, number>();
 /** What fetches scripts: `<script>` and imports, `<link rel=modulepreload>`, `importScripts`. */
 const SCRIPT_FETCHES = /^(script|link|other)$/;
 let observer: any;
-let ownOrigin: string | undefined;
+const realm = globalThis as any;
+/**
+ * The realm's origin, read as the runtime loads (a page's `var origin` would replace `self.origin`
+ * later): `self.origin`, which an about:srcdoc or about:blank document has from its creator where
+ * its `location.origin` is "null"; none without a location (Node), where nothing is masked.
+ */
+const ownOrigin: string | undefined = realm.location ? (typeof realm.origin === 'string' ? realm.origin : realm.location.origin) : undefined;
 
 /**
  * Keeps the answers that decide something, so that the map stays small whatever the page loads: an
@@ -55,8 +61,7 @@ function note(entries: any[]): OwnMap<string, number> {
   return answers;
 }
 
-function watchResources(realm: any): void {
-  ownOrigin = realm.location.origin;
+function watchResources(): void {
   try {
     observer ??= new realm.PerformanceObserver((list: any) => note(list.getEntries()));
     observer.observe({ type: 'resource', buffered: true });
@@ -81,7 +86,7 @@ function readAnswers(): OwnMap<string, number> {
  * the document's other `<script src>`, and Resource Timing's opaque answers. `importScripts` fetches
  * without CORS: its scripts never pass.
  */
-function scriptFetches(realm: any): { cors: Set<string>; opaque: Set<string> } {
+function scriptFetches(): { cors: Set<string>; opaque: Set<string> } {
   const cors = new OwnSet<string>();
   const opaque = new OwnSet<string>();
   for (const script of Array.from(realm.document?.scripts ?? []) as any[]) {
@@ -100,8 +105,8 @@ const QUERY_AND_FRAGMENT = /[?#][^]*$/;
  * their query and fragment: such a URL stands for every script at that path, and passes only if one
  * of them was fetched with CORS and none of those seen was opaque.
  */
-function passedCors(url: string, realm: any): boolean {
-  const { cors, opaque } = scriptFetches(realm);
+function passedCors(url: string): boolean {
+  const { cors, opaque } = scriptFetches();
   if (cors.has(url)) return true;
   if (QUERY_AND_FRAGMENT.test(url)) return false;
   const atPath = (urls: Set<string>) => Array.from(urls).some((u) => u.replace(QUERY_AND_FRAGMENT, '') === url);
@@ -119,18 +124,15 @@ const redirectedAway = (url: string): boolean => readAnswers().get(url) === 0;
  * Resolves the others with `next`.
  */
 export function maskingResolver(mode: () => CrossOriginFrames, next: FrameResolver = defaultResolver): FrameResolver {
-  const realm = globalThis as any;
-  if (realm.location) watchResources(realm);
+  if (ownOrigin !== undefined) watchResources();
   return (frame) => {
     const named = next(frame);
     if (!named || named.url === undefined) return named;
     const url = withoutCredentials(named.url);
-    const own = realm.location?.origin;
     const origin = originOf(url);
-    // A realm with no location (not a window or worker) has no origin to mask from.
-    const sameOrigin = own === undefined || origin === 'data:' || (origin !== null && origin === own && !redirectedAway(url));
+    const sameOrigin = ownOrigin === undefined || origin === 'data:' || (origin !== null && origin === ownOrigin && !redirectedAway(url));
     // Each raw frame resolves once per trace, so the document's scripts are read only for the few cross-origin ones.
-    if (!sameOrigin && !passedCors(url, realm)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
+    if (!sameOrigin && !passedCors(url)) return mode() === 'coalesce' ? { name: '(cross-origin)' } : null;
     const out: NamedFrame = { ...named, url };
     return out;
   };

@@ -6,6 +6,7 @@
  */
 import * as runtime from './browser';
 import { defineGlobal } from './globals';
+import { startTimeout } from './builtins';
 import { sendTrace } from './send';
 import type { ProfilerTrace } from './trace';
 
@@ -24,36 +25,18 @@ export interface PageLoadOptions {
 
 function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
   const profiler = new runtime.Profiler({ sampleInterval: options.sampleInterval ?? 10, maxBufferSize: options.maxBufferSize ?? 6000 });
-  const realm = globalThis as any;
-  const doc = realm.document;
   // The page that loaded: a single-page app may have gone to another by the time the trace is sent.
-  const page: string = realm.location?.pathname ?? '';
-  let leaving = false;
+  const page = location.pathname;
   return new Promise<ProfilerTrace>((resolve, reject) => {
-    const stopLater = setTimeout(() => {
-      unlisten();
-      profiler.stop().then(resolve, reject); // fetches the scripts' function tables
-    }, options.duration ?? 10_000);
-    // A page going away cannot wait for function tables, or for gzip.
-    const stopNow = () => {
-      clearTimeout(stopLater);
-      unlisten();
-      leaving = true;
-      try {
-        resolve(profiler.stopSync());
-      } catch (error) {
-        reject(error); // never into the page's event dispatch
-      }
-    };
-    const onVisibility = () => doc.visibilityState === 'hidden' && stopNow();
-    const unlisten = () => {
-      doc?.removeEventListener?.('visibilitychange', onVisibility);
-      realm.removeEventListener?.('pagehide', stopNow);
-    };
-    doc?.addEventListener?.('visibilitychange', onVisibility);
-    realm.addEventListener?.('pagehide', stopNow);
+    // The first of these stops it; a second stop() is refused, and changes nothing. Stopped while the
+    // page is hidden or left, the profiler neither waits for function tables nor lets sendTrace gzip:
+    // neither would finish before the page goes (leaving.ts).
+    const stop = () => profiler.stop().then(resolve, reject);
+    startTimeout(stop, options.duration ?? 10_000);
+    document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && stop());
+    addEventListener('pagehide', stop);
   }).then(async (trace) => {
-    if (options.send) await sendTrace(trace, { url: options.send, meta: { page, ...options.meta }, gzip: !leaving });
+    if (options.send) await sendTrace(trace, { url: options.send, meta: { page, ...options.meta } });
     return trace;
   });
 }
@@ -61,12 +44,12 @@ function profilePageLoad(options: PageLoadOptions): Promise<ProfilerTrace> {
 runtime.install();
 defineGlobal('jsprof', { ...runtime, pageLoadTrace: pageLoadTrace() });
 
-function pageLoadTrace(): Promise<ProfilerTrace | null> {
+async function pageLoadTrace(): Promise<ProfilerTrace | null> {
   const options = (globalThis as any).jsprofPageLoad;
-  if (!options || typeof options !== 'object') return Promise.resolve(null);
+  if (!options || typeof options !== 'object') return null;
   try {
-    return profilePageLoad(options).catch(() => null);
+    return await profilePageLoad(options);
   } catch {
-    return Promise.resolve(null);
+    return null;
   }
 }

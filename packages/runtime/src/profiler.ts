@@ -7,15 +7,12 @@
  */
 import { BASE_INTERVAL, Engine, MAX_SESSIONS, Session } from './engine';
 import { getEngine } from './hook';
+import { cancelTimeout, rejectedPromise, resolvedPromise, startTimeout } from './builtins';
 import type { ProfilerTrace } from './trace';
 
 export interface ProfilerInitOptions {
   sampleInterval: number;
   maxBufferSize: number;
-}
-
-function domException(message: string, name: string): Error {
-  return typeof DOMException === 'function' ? new DOMException(message, name) : Object.assign(new Error(message), { name });
 }
 
 /** WebIDL `unsigned long` conversion (no [EnforceRange]): NaN and ±Infinity become 0. */
@@ -64,18 +61,7 @@ export function effectiveInterval(requested: number, base = BASE_INTERVAL): numb
   return Math.max(1, Math.ceil(Math.trunc(requested) / base)) * base;
 }
 
-const EventTargetBase: typeof EventTarget =
-  typeof EventTarget === 'function'
-    ? EventTarget
-    : (class {
-        addEventListener() {}
-        removeEventListener() {}
-        dispatchEvent() {
-          return true;
-        }
-      } as unknown as typeof EventTarget);
-
-export class Profiler extends EventTargetBase {
+export class Profiler extends EventTarget {
   #engine: Engine;
   #session: Session;
   #interval: number;
@@ -116,11 +102,11 @@ export class Profiler extends EventTargetBase {
 
   stop(): Promise<ProfilerTrace> {
     if (this.#stopped) {
-      return Promise.reject(domException('Profiler already stopped.', 'InvalidStateError'));
+      return rejectedPromise(new DOMException('Profiler already stopped.', 'InvalidStateError'));
     }
     this.#stopped = true;
     // A samplebufferfull not yet delivered never is, as in native Chromium.
-    clearTimeout(this.#bufferFullTimer);
+    cancelTimeout(this.#bufferFullTimer);
     // The ticks due up to now, taken in the caller of stop() as a check there would take them: code
     // without checks that ran up to stop() (a page's own loop) leaves its samples, not none.
     this.#engine.catchUp(Profiler.prototype.stop);
@@ -129,9 +115,9 @@ export class Profiler extends EventTargetBase {
 
   /** The trace at once, for tools that must write it in a process 'exit' handler. */
   stopSync(): ProfilerTrace {
-    if (this.#stopped) throw domException('Profiler already stopped.', 'InvalidStateError');
+    if (this.#stopped) throw new DOMException('Profiler already stopped.', 'InvalidStateError');
     this.#stopped = true;
-    clearTimeout(this.#bufferFullTimer);
+    cancelTimeout(this.#bufferFullTimer);
     return this.#engine.stop(this.#session);
   }
 
@@ -141,16 +127,18 @@ export class Profiler extends EventTargetBase {
    * A listener's exception is reported by `dispatchEvent`, as for any event.
    */
   #bufferFull() {
-    const event = typeof Event === 'function' ? new Event('samplebufferfull') : ({ type: 'samplebufferfull' } as Event);
-    this.#bufferFullTimer = setTimeout(this.dispatchEvent.bind(this), 0, event);
+    // stop() itself may fill the buffer, with the ticks it takes (catchUp): no event then either.
+    if (this.#stopped) return;
+    const event = new Event('samplebufferfull');
+    this.#bufferFullTimer = startTimeout(this.dispatchEvent.bind(this), 0, event);
   }
 }
 
 /** The older draft's entry point: `performance.profile(options)` resolves to a started Profiler. */
 export function profile(options: ProfilerInitOptions): Promise<Profiler> {
   try {
-    return Promise.resolve(new Profiler(options));
+    return resolvedPromise(new Profiler(options));
   } catch (error) {
-    return Promise.reject(error);
+    return rejectedPromise(error);
   }
 }

@@ -6,6 +6,7 @@
  * collector needs no preflight; the receiver recognises gzip by its magic bytes.
  */
 import type { ProfilerTrace } from './trace';
+import { mayBeLeaving } from './leaving';
 
 export interface SendOptions {
   /** Where to POST the trace. */
@@ -35,9 +36,16 @@ const MAX_HALVINGS = 12;
 async function encode(text: string, gzip: boolean): Promise<{ body: Uint8Array; gzip: boolean }> {
   const raw = new TextEncoder().encode(text);
   const Compression = (globalThis as any).CompressionStream;
-  if (!gzip || typeof Compression !== 'function') return { body: raw, gzip: false };
+  if (!gzip || typeof Compression !== 'function' || mayBeLeaving()) return { body: raw, gzip: false };
   const stream = new Blob([raw]).stream().pipeThrough(new Compression('gzip'));
   return { body: new Uint8Array(await new Response(stream).arrayBuffer()), gzip: true };
+}
+
+/** JSON where a page's `Array.prototype.toJSON` (Prototype.js defines one, returning a string) is not applied: arrays stay arrays. */
+function toJson(value: unknown): string {
+  return JSON.stringify(value, function (this: any, key, replaced) {
+    return Array.isArray(this[key]) ? this[key] : replaced;
+  });
 }
 
 /** The trace with every other sample (the ones kept are spread over the whole run). */
@@ -48,13 +56,15 @@ function halved(trace: ProfilerTrace): ProfilerTrace {
 export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Promise<SendResult> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let fitted = trace;
-  let encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
+  let encoded = await encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   for (let i = 0; encoded.body.length > maxBytes && i < MAX_HALVINGS && fitted.samples.length > 0; i++) {
     fitted = halved(fitted);
-    encoded = await encode(JSON.stringify({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
+    encoded = await encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   }
   const result: SendResult = { sent: false, bytes: encoded.body.length, gzip: encoded.gzip, transport: null, droppedSamples: trace.samples.length - fitted.samples.length };
   if (encoded.body.length > maxBytes) return { ...result, reason: `the trace needs ${encoded.body.length} bytes, more than ${maxBytes}` };
+  // Not the page's own URL (''), nor one named 'undefined'.
+  if (!options.url) return { ...result, reason: 'no url to send to' };
   const blob = new Blob([encoded.body as BlobPart], { type: 'text/plain' });
   const nav = (globalThis as any).navigator;
   if (options.transport !== 'fetch' && typeof nav?.sendBeacon === 'function') {
@@ -64,10 +74,10 @@ export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Pro
       // a beacon the browser refuses: try fetch
     }
   }
-  if (typeof fetch !== 'function') return { ...result, reason: 'neither sendBeacon nor fetch is available' };
   try {
     const response = await fetch(options.url, { method: 'POST', body: blob, keepalive: true, mode: 'no-cors' });
-    return { ...result, sent: response.type === 'opaque' || response.ok, transport: 'fetch', reason: response.type === 'opaque' || response.ok ? undefined : `HTTP ${response.status}` };
+    const sent = response.type === 'opaque' || response.ok;
+    return { ...result, sent, transport: 'fetch', reason: sent ? undefined : `HTTP ${response.status}` };
   } catch (error) {
     return { ...result, transport: 'fetch', reason: String((error as Error)?.message ?? error) };
   }

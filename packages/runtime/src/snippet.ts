@@ -54,10 +54,20 @@ function chooseBuild(c: Config) {
   var slow = connection && (connection.saveData || /2g/.test(connection.effectiveType));
   var sampled = forced ? forced[1] === '1' : !slow && Math.random() < c.rate;
   if (!sampled || document.readyState !== 'loading') return;
-  (window as any).jsprofPageLoad = c.profile;
   var nonce = document.currentScript && (document.currentScript as HTMLScriptElement).nonce;
-  var tags = nonce ? c.tags.replace(/\x3Cscript /g, '\x3Cscript nonce="' + nonce + '" ') : c.tags;
-  document.write(tags + '\x3C!--');
+  var html: any = (nonce ? c.tags.replace(/\x3Cscript /g, '\x3Cscript nonce="' + nonce + '" ') : c.tags) + '\x3C!--';
+  var trustedTypes = (window as any).trustedTypes;
+  try {
+    // Where Trusted Types guard document.write, the page's CSP lets a policy named jsprof pass the tags.
+    if (trustedTypes && trustedTypes.createPolicy) html = trustedTypes.createPolicy('jsprof', { createHTML: function (s: string) { return s; } }).createHTML(html);
+  } catch (e) {}
+  (window as any).jsprofPageLoad = c.profile;
+  try {
+    document.write(html);
+  } catch (e) {
+    // refused: the page runs its plain build
+    delete (window as any).jsprofPageLoad;
+  }
 }
 
 /**

@@ -37,6 +37,7 @@ beforeAll(async () => {
     const headers: Record<string, string> = { 'content-type': body.startsWith('<!doctype html>') ? 'text/html' : 'text/javascript' };
     if (url.searchParams.has('isolated')) Object.assign(headers, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' });
     if (url.searchParams.has('native')) headers['document-policy'] = 'js-profiling';
+    if (url.searchParams.has('csp')) headers['content-security-policy'] = url.searchParams.get('csp')!;
     res.writeHead(200, headers).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,6 +79,21 @@ beforeAll(async () => {
       document.head.append(script);
     </script>
     <script>${lib('inlineBusy')}</script>`;
+  // A page that fakes its clock (frozen, as fake timers leave it) and wraps its timers, as zone.js does.
+  FILES['/patched-timers'] = `<!doctype html>
+    <script src="/jsprof.global.js"></script>
+    <script>
+      const realNow = performance.now.bind(performance);
+      const realSetTimeout = setTimeout;
+      const frozen = performance.now();
+      performance.now = () => frozen;
+      self.wrappedCallbacks = 0;
+      for (const name of ['setTimeout', 'setInterval']) {
+        const original = self[name];
+        self[name] = (fn, ms, ...args) => original((...a) => { self.wrappedCallbacks++; fn(...a); }, ms, ...args);
+      }
+    </script>
+    <script>${BUSY_SCRIPT.replaceAll('performance.now()', 'realNow()')}</script>`;
   browser = await launchChromium();
 }, 60_000);
 
@@ -146,6 +162,57 @@ test('Chromium\'s own Profiler is replaced without a console message; preferNati
     `jsprof.install({ preferNative: true }) !== jsprof.Profiler && Profiler !== jsprof.Profiler && new Profiler({ sampleInterval: 10, maxBufferSize: 10 }).stop().then((t) => Object.keys(t).sort().join())`,
   );
   expect(native).toBe('frames,resources,samples,stacks');
+});
+
+test("a page's fake clock and wrapped timers neither stop sampling nor see the runtime's timers", async () => {
+  const result = await inPage(
+    '',
+    `(async () => {
+      const full = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
+      let fullEvents = 0;
+      full.onsamplebufferfull = () => fullEvents++;
+      const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+      busy(300);
+      await new Promise((resolve) => realSetTimeout(resolve, 100));
+      const trace = await p.stop();
+      await full.stop();
+      return { withStack: trace.samples.filter((s) => s.stackId !== undefined).length, fullEvents, wrappedCallbacks };
+    })()`,
+    '/patched-timers',
+  );
+  expect(result.withStack).toBeGreaterThan(15);
+  expect(result.fullEvents).toBe(1);
+  expect(result.wrappedCallbacks).toBe(0);
+});
+
+test.each([
+  ['Trusted Types refuse', "require-trusted-types-for 'script'"],
+  ['script-src refuses', "script-src 'self'"],
+])('a cross-origin isolated page whose CSP (%s) the Blob worker: the count-down samples, and the browser reports the refusal once', async (_, csp) => {
+  const page = await browser.newPage();
+  const messages: string[] = [];
+  page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => messages.push(`pageerror: ${error.message}`));
+  try {
+    await page.goto(`${origin}/?isolated&csp=${encodeURIComponent(csp)}`);
+    const result: any = await page.evaluate(`(async () => {
+      const counts = [];
+      for (let i = 0; i < 3; i++) {
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
+        busy(100);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        counts.push((await p.stop()).samples.filter((s) => s.stackId !== undefined).length);
+      }
+      return { isolated: crossOriginIsolated, counts, mode: jsprof.samplerStats().mode };
+    })()`);
+    expect(result.isolated).toBe(true);
+    expect(result.mode).toBe('count-down');
+    for (const count of result.counts) expect(count).toBeGreaterThan(5);
+    // (the favicon's 404 aside)
+    expect(messages.filter((m) => !m.includes('Failed to load resource'))).toEqual([expect.stringMatching(/^error: .*(TrustedScriptURL|worker)/)]);
+  } finally {
+    await page.close();
+  }
 });
 
 describe('origin masking, with a second origin', () => {

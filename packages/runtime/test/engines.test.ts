@@ -280,6 +280,23 @@ describe.each(['chromium', 'firefox', 'webkit'] as EngineName[])('%s', (engine) 
     expect(stacks.filter((s) => s.endsWith('redirectDriver')).length).toBeGreaterThan(5);
   });
 
+  test('a page that set Error.stackTraceLimit to 0 is sampled with stacks, and its own errors keep the limit it set', async () => {
+    const result = await inPage(
+      '/',
+      `(async () => {
+        // how many frames of a deep recursion the page's own Error shows
+        const framesShown = () => String((function deep(n) { return n ? deep(n - 1) : new Error('x').stack; })(150)).split('deep').length - 1;
+        Error.stackTraceLimit = 0;
+        const before = framesShown();
+        const { trace } = await profileBusy(200);
+        return { trace, limit: Error.stackTraceLimit, before, after: framesShown() };
+      })()`,
+    );
+    expect(result.trace.samples.filter((s: { stackId?: number }) => s.stackId !== undefined).length).toBeGreaterThan(10);
+    expect(result.limit).toBe(0);
+    expect(result.after).toBe(result.before);
+  });
+
   test('functions give their text as written, and run rebuilt from it in a worker', async () => {
     expect(FILES['/shipped.js']).toContain('__jsprof$l');
     const result = await inPage(

@@ -82,6 +82,23 @@ test('same origin, blob: of the same origin and data: are kept; other origins on
   );
 });
 
+test('an about:srcdoc or about:blank document (location.origin "null") masks from its own origin, self.origin, as the runtime loaded', () => {
+  withRealm(
+    {
+      location: { origin: 'null' },
+      origin: 'https://app.example',
+      document: { scripts: [script('https://app.example/app.js'), script('https://cdn.example/plain.js')] },
+    },
+    () => {
+      const resolve = maskingResolver(() => 'drop');
+      // a page script's `var origin` replaces self.origin
+      (globalThis as any).origin = 'https://cdn.example';
+      expect(resolve(frame('https://app.example/app.js'))?.url).toBe('https://app.example/app.js');
+      expect(resolve(frame('https://cdn.example/plain.js'))).toBeNull();
+    },
+  );
+});
+
 test("a URL without its query (JavaScriptCore's stacks) passes if a script at that path was fetched with CORS and none was opaque", () => {
   withRealm(
     {

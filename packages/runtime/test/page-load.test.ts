@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { samplingBlock, samplingSnippet, scriptTag } from '../src/snippet';
 import { BUSY_SCRIPT } from './helpers';
+import { TABLE_REGISTRATION } from '../../estree-instrument/src';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const RUNTIME = fs.readFileSync(require.resolve('@jsprof/runtime/page-load'), 'utf8');
@@ -26,7 +27,12 @@ const FILES: Record<string, string> = {
   '/plain/mod.mjs': note('plain module'),
   '/instrumented/app.js': `${BUSY_SCRIPT}\n${note('instrumented app')}`,
   '/instrumented/mod.mjs': note('instrumented module'),
+  '/global.js': fs.readFileSync(require.resolve('@jsprof/runtime/global'), 'utf8'),
+  '/send.mjs': fs.readFileSync(require.resolve('@jsprof/runtime/send').replace(/send\.js$/, 'browser/jsprof-send.mjs'), 'utf8'),
+  // A script that says it has a function table, whose table is slow to come.
+  '/with-table.js': `${BUSY_SCRIPT}\n${TABLE_REGISTRATION}`,
 };
+const SLOW_TABLE = '/with-table.js.jsprof.json';
 
 function page(profile: object, csp?: 'hash' | 'nonce'): { html: string; csp: string } {
   const tags = (build: string) => [scriptTag(`/${build}/app.js`, false), scriptTag(`/${build}/mod.mjs`, true)];
@@ -50,12 +56,32 @@ const PAGES: Record<string, { html: string; csp: string }> = {
   '/nonce': page({ duration: 300 }, 'nonce'),
   '/long': page({ duration: 60_000, send: '/traces' }),
   '/unsent': page({ duration: 300 }),
+  '/trusted-types': trustedTypes('jsprof'),
+  '/trusted-types-refused': trustedTypes('app'),
+  // Sending as the README shows, when the page is left.
+  '/send-on-pagehide': {
+    html: `<!doctype html><head><link rel="icon" href="data:,"><script src="/global.js"></script><script src="/with-table.js"></script>
+      <script type="module">
+        import { sendTrace } from '/send.mjs';
+        const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+        addEventListener('pagehide', () => profiler.stop().then((trace) => sendTrace(trace, { url: '/traces', meta: { sent: 'on pagehide' } })));
+        self.ready = true;
+      </script>`,
+    csp: '',
+  },
 };
+
+/** A page whose CSP enforces Trusted Types, allowing policies of these names. */
+function trustedTypes(policies: string): { html: string; csp: string } {
+  const hashed = page({ duration: 300 }, 'hash');
+  return { html: hashed.html, csp: `${hashed.csp}; require-trusted-types-for 'script'; trusted-types ${policies}` };
+}
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     requests.push(url.pathname);
+    if (url.pathname === SLOW_TABLE) return void setTimeout(() => res.writeHead(404).end(), 2000);
     if (url.pathname === '/traces') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -163,6 +189,73 @@ test("under a nonce-based CSP with 'strict-dynamic', the snippet passes its nonc
   ]);
   await page.close();
   expect(problems).toEqual([]);
+});
+
+test("under Trusted Types (require-trusted-types-for 'script'), the snippet writes its tags through a policy named jsprof", async () => {
+  const { page, problems } = await open('/trusted-types?jsprof-sample=1');
+  expect(await page.evaluate('self.ran')).toEqual([
+    ['instrumented app', 'object', false],
+    ['instrumented module', 'object', true],
+  ]);
+  await page.close();
+  expect(problems).toEqual([]);
+});
+
+test('under Trusted Types that do not allow the policy jsprof, a picked page load runs the plain build, and nothing is thrown into the page', async () => {
+  const { page, problems } = await open('/trusted-types-refused?jsprof-sample=1');
+  expect(await page.evaluate('[self.ran, typeof jsprofPageLoad]')).toEqual([
+    [
+      ['plain app', 'undefined', false],
+      ['plain module', 'undefined', true],
+    ],
+    'undefined',
+  ]);
+  await page.close();
+  // Chromium reports what the CSP refused in the console; nothing reaches the page as an exception.
+  expect(problems.filter((p) => !p.startsWith('error: '))).toEqual([]);
+});
+
+test('a trace stopped and sent on pagehide, as the README shows, arrives: stop() waits for no function table, sendTrace does not gzip', async () => {
+  const page = await browser.newPage();
+  requests.length = 0;
+  bodies.length = 0;
+  await page.goto(`${origin}/send-on-pagehide`);
+  await page.waitForFunction('self.ready');
+  await page.evaluate('busy(150)');
+  await page.goto('about:blank');
+  await until(() => bodies.length > 0, 3000);
+  await page.close();
+  expect(bodies.length).toBe(1);
+  const sent = JSON.parse(bodies[0].toString('utf8'));
+  expect(sent.meta).toEqual({ sent: 'on pagehide' });
+  expect(sent.trace.samples.length).toBeGreaterThan(5);
+  expect(sent.trace.frames.map((f: { name: string }) => f.name)).toContain('busy');
+  expect(requests).not.toContain(SLOW_TABLE);
+});
+
+test('a page back from the back/forward cache (pageshow after pagehide) fetches function tables and gzips again', async () => {
+  const page = await browser.newPage();
+  requests.length = 0;
+  bodies.length = 0;
+  await page.goto(`${origin}/send-on-pagehide`);
+  await page.waitForFunction('self.ready');
+  const result: any = await page.evaluate(`(async () => {
+    busy(50);
+    dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    const { sendTrace } = await import('/send.mjs');
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 100 });
+    busy(150);
+    return sendTrace(await profiler.stop(), { url: '/traces' });
+  })()`);
+  await until(() => bodies.length > 1, 3000);
+  await page.close();
+  expect(bodies.length).toBe(2);
+  expect(JSON.parse(bodies[0].toString('utf8')).meta).toEqual({ sent: 'on pagehide' });
+  expect(result).toMatchObject({ sent: true, gzip: true });
+  expect(bodies[1].subarray(0, 2).toString('hex')).toBe('1f8b');
+  expect(requests).toContain(SLOW_TABLE);
 });
 
 test('without `send`, the trace is only jsprof.pageLoadTrace', async () => {

@@ -156,6 +156,28 @@ describe('stop', () => {
     expect(profiler.stopped).toBe(true);
   });
 
+  test("a page's replaced Promise (zone.js's) is not what a second stop() and profile() return: native promises, as native Chromium's", async () => {
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 10 });
+    await profiler.stop();
+    const NativePromise = Promise;
+    class PagePromise<T> extends Promise<T> {}
+    (globalThis as any).Promise = PagePromise;
+    let second: Promise<unknown>;
+    let started: Promise<Profiler>;
+    let refused: Promise<Profiler>;
+    try {
+      second = profiler.stop();
+      started = profile({ sampleInterval: 10, maxBufferSize: 10 });
+      refused = profile({ sampleInterval: -1, maxBufferSize: 10 });
+    } finally {
+      (globalThis as any).Promise = NativePromise;
+    }
+    for (const promise of [second, started, refused]) expect(Object.getPrototypeOf(promise)).toBe(NativePromise.prototype);
+    await expect(second).rejects.toMatchObject({ name: 'InvalidStateError' });
+    await expect(refused).rejects.toBeInstanceOf(RangeError);
+    await (await started).stop();
+  });
+
   test('stopSync() returns the trace at once; stop() after it rejects', async () => {
     const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
     work.busy(40);
@@ -212,6 +234,19 @@ describe('samplebufferfull', () => {
     await sleep(40);
     expect(events).toEqual([]);
     expect(trace.samples).toHaveLength(2);
+  });
+
+  test('filled by the ticks stop() takes for code without checks, it fires no samplebufferfull either', async () => {
+    const profiler = new Profiler({ sampleInterval: 10, maxBufferSize: 2 });
+    const events: boolean[] = [];
+    profiler.addEventListener('samplebufferfull', () => events.push(profiler.stopped));
+    // This test file has no checks: the ticks of this loop are taken by stop(), which fills the buffer.
+    const end = performance.now() + 100;
+    while (performance.now() < end);
+    const trace = await profiler.stop();
+    await sleep(40);
+    expect(trace.samples).toHaveLength(2);
+    expect(events).toEqual([]);
   });
 
   test('the onsamplebufferfull attribute', async () => {
