@@ -47,6 +47,7 @@ function startBrowserTicker(counter: Int32Array): Ticker | null {
 }
 
 const visible = maskingResolver(() => 'drop');
+const doc = (globalThis as any).document;
 
 /**
  * The function tables of the scripts these frames are in, for those the page may see (not its own
@@ -54,7 +55,8 @@ const visible = maskingResolver(() => 'drop');
  */
 async function loadTablesFor(frames: RawFrame[]): Promise<void> {
   if (mayBeLeaving()) return;
-  const page = (globalThis as any).location?.href?.replace(/#.*$/, '');
+  // A worker's location is its own script, which may have a table; a document's is its inline scripts'.
+  const page = doc && (globalThis as any).location?.href?.replace(/#.*$/, '');
   const urls = new OwnSet<string>();
   for (const frame of frames) if (frame.url && frame.url !== page && !urls.has(frame.url) && visible(frame)) urls.add(frame.url);
   return loadFunctionTables(urls);
@@ -70,7 +72,6 @@ export function setFrameResolver(resolver: FrameResolver): void {
 }
 
 // Sampling pauses while the page is hidden.
-const doc = (globalThis as any).document;
 if (doc && typeof doc.addEventListener === 'function') {
   const follow = () => getEngine().setPaused(doc.visibilityState === 'hidden');
   doc.addEventListener('visibilitychange', follow);

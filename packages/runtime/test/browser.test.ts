@@ -11,6 +11,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { CHECK_SOURCE, ENTRY_CHECK_SOURCE, GLOBAL_PRELUDE_SOURCE } from '../../policy/src/check';
+import { TABLE_REGISTRATION, functionTable, parseJs } from '@jsprof/estree-instrument';
 import { BUSY_SCRIPT } from './helpers';
 import { OTHER_ORIGIN_FILES, busyLibrary as lib, maskingWorker } from './masking-pages';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
@@ -21,6 +22,12 @@ const FILES: Record<string, string> = {
   '/': '<!doctype html><script src="/jsprof.global.js"></script><script src="/app.js"></script>',
 };
 
+// A worker whose own script has a function table.
+const TABLED_WORKER = `importScripts('/jsprof.global.js');\n${BUSY_SCRIPT}\nonmessage = async (e) => { const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 }); busy(e.data); postMessage(await p.stop()); };\n${TABLE_REGISTRATION}\n`;
+FILES['/tabled-worker.js'] = TABLED_WORKER;
+FILES['/tabled-worker.js.jsprof.json'] = JSON.stringify(functionTable(TABLED_WORKER, parseJs(TABLED_WORKER, 'tabled-worker.js')));
+const requested: string[] = [];
+
 let server: http.Server;
 let origin: string;
 let other: http.Server;
@@ -30,6 +37,7 @@ let browser: Browser;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
+    requested.push(url.pathname);
     // A same-origin URL answered with a redirect to the other origin's library.
     if (url.pathname === '/redirect-to-lib.js') return void res.writeHead(302, { location: `${otherOrigin}/lib.js` }).end();
     const body = FILES[url.pathname];
@@ -273,6 +281,12 @@ describe('origin masking, with a second origin', () => {
     expect(names).not.toContain('libPlain');
     expect(names).not.toContain('libCors');
     expect(trace.resources).toEqual([`${origin}/masking-worker.js`]);
+  });
+
+  test("a worker's own script is named from its function table, as the page's scripts are", async () => {
+    const trace = await inPage('', `new Promise((resolve) => { const w = new Worker('/tabled-worker.js'); w.onmessage = (e) => resolve(e.data); w.postMessage(200); })`);
+    expect(trace.frames.map((f: { name: string }) => f.name)).toContain('busy');
+    expect(requested).toContain('/tabled-worker.js.jsprof.json');
   });
 
   // Chromium itself drops the credentials of the page's URL (location.href has none); origins.test.ts tests ours.
