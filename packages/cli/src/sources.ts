@@ -74,6 +74,9 @@ export function resolveFrame(frame: RawFrame): NamedFrame | null {
   if (!source) return { name: frame.name, url, line: frame.line, column: frame.column };
   const start = toOriginal(source, frame.line, frame.column);
   let fn = start >= 0 ? functionByHead(source.functions, start) : undefined;
+  // A file no hook loaded may not be the text that ran (a tool compiled it and ran that through
+  // node:vm, as Jest does): a frame that starts no function in it keeps what V8 says.
+  if (!fn && !registered.has(url)) return { name: frame.name, url, line: frame.line, column: frame.column };
   if (!fn && start >= 0 && !(frame.line === 1 && frame.column === 1 && frame.name === '')) fn = functionAt(source.functions, start);
   if (!fn) return { name: '', url, line: 1, column: 1 };
   const { line, column } = inFile(source, fn);

@@ -163,6 +163,48 @@ console.log(Number.isFinite(main()));
   });
 });
 
+test('code a tool compiled and ran itself (babel-jest through node:vm) keeps the names V8 gives, not those of the file on disk at its positions', () => {
+  const dir = tempDir();
+  const onDisk = `function fib(n) {
+  let a = 0, b = 1;
+  for (let i = 0; i < n; i++) [a, b] = [b, (a + b) % 1000003];
+  return a;
+}
+function classify(n) {
+  if (n < 0) return 'negative';
+  if (n === 0) return 'zero';
+  if (n < 10) return 'small';
+  if (n < 100) return 'medium';
+  if (n < 1000) return 'large';
+  if (n < 10000) return 'huge';
+  return 'positive';
+}
+module.exports = { classify, fib };
+`;
+  // What the tool ran instead: another text, where fib starts in what is classify's body on disk.
+  const compiled = `"use strict";\nfunction fib(n) {\n  let a = 0, b = 1;\n  for (let i = 0; i < n; i++) [a, b] = [b, (a + b) % 1000003];\n  return a;\n}\nfunction classify(n) { return n < 0 ? 'negative' : n === 0 ? 'zero' : 'positive'; }\nmodule.exports = { classify, fib };\n`;
+  const { transformSync } = require('@babel/core');
+  const instrumented = transformSync(compiled, { babelrc: false, configFile: false, sourceType: 'script', plugins: [[require('@jsprof/babel-plugin').default, { threshold: 1 }]] }).code;
+  fs.writeFileSync(path.join(dir, 'calc.js'), onDisk);
+  fs.writeFileSync(path.join(dir, 'compiled.txt'), instrumented);
+  fs.writeFileSync(
+    path.join(dir, 'main.js'),
+    `const vm = require('node:vm'); const fs = require('node:fs'); const path = require('node:path');
+const m = { exports: {} };
+vm.runInThisContext('(function (module) {' + fs.readFileSync(path.join(__dirname, 'compiled.txt'), 'utf8') + '\\n})', { filename: path.join(__dirname, 'calc.js') })(m);
+const end = Date.now() + 400; let t = 0; while (Date.now() < end) t += m.exports.fib(5000);
+console.log(Number.isFinite(t));
+`,
+  );
+  const out = path.join(dir, 'trace.json');
+  const run = jsprof(['run', '-q', '-o', out, 'main.js'], { cwd: dir, env: { JSPROF_CACHE_DIR: path.join(dir, 'cache') } });
+  expect([run.status, run.stdout]).toEqual([0, 'true\n']);
+  const summary = summarize(JSON.parse(fs.readFileSync(out, 'utf8')));
+  const named = (name: string) => summary.functions.filter((f) => f.name === name && f.resource?.endsWith('calc.js')).reduce((n, f) => n + f.total, 0);
+  expect(named('fib') / summary.busy).toBeGreaterThan(0.5);
+  expect(named('classify')).toBe(0);
+});
+
 describe('attribution', () => {
   test('a sample taken at a function entry goes to the caller, which spent the time', () => {
     const dir = tempDir();
