@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { sampleInterval, summarize } from '@jsprof/trace-tools';
 import type { ProfilerTrace } from '@jsprof/runtime';
 import { Shares, cpuProfileShares, expectCpuProfileInvariants, functionKey, schemaProblems, treeShares } from '../../trace-tools/test/profile-checks';
-import { BIN, jsprof, tempDir } from './helpers';
+import { BIN, deepTrace, jsprof, tempDir } from './helpers';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const SPEEDSCOPE_DIR = path.join(path.dirname(require.resolve('speedscope/package.json')), 'dist/release');
@@ -194,15 +194,7 @@ describe('inputs and output names', () => {
     // 40,000 samples 3,000 frames deep: a 2 MB trace, whose speedscope file repeats [0,1,…,2999] for each.
     const depth = 3000;
     const deep = path.join(dir, 'deep-stacks.json');
-    fs.writeFileSync(
-      deep,
-      JSON.stringify({
-        resources: ['file:///deep.js'],
-        frames: Array.from({ length: depth }, (_, i) => ({ name: `f${i}`, resourceId: 0, line: i + 1, column: 1 })),
-        stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i, parentId: i - 1 } : { frameId: 0 })),
-        samples: Array.from({ length: 40_000 }, (_, i) => ({ timestamp: i * 10, stackId: depth - 1 })),
-      }),
-    );
+    fs.writeFileSync(deep, JSON.stringify(deepTrace(depth, 40_000)));
     const out = path.join(dir, 'deep-stacks.speedscope.json');
     try {
       const result = jsprof(['convert', deep, '--to', 'speedscope', '-o', out]);

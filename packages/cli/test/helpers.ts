@@ -46,3 +46,13 @@ export function expectWellFormed(trace: any) {
   expect(new Set(keys).size).toBe(keys.length);
   expect(new Set(trace.resources).size).toBe(trace.resources.length);
 }
+
+/** A trace whose one stack is `depth` frames deep (f0 calling f1 … calling f<depth-1>), sampled `samples` times in it. */
+export function deepTrace(depth: number, samples: number) {
+  return {
+    resources: ['file:///deep.js'],
+    frames: Array.from({ length: depth }, (_, i) => ({ name: `f${i}`, resourceId: 0, line: i + 1, column: 1 })),
+    stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i, parentId: i - 1 } : { frameId: 0 })),
+    samples: Array.from({ length: samples }, (_, i) => ({ timestamp: i * 10, stackId: depth - 1 })),
+  };
+}

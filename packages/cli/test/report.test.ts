@@ -9,7 +9,7 @@ import * as zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
-import { BIN, FIXTURES, jsprof, tempDir } from './helpers';
+import { BIN, FIXTURES, deepTrace, jsprof, tempDir } from './helpers';
 const { launchChromium }: { launchChromium: () => Promise<Browser> } = require('../../../fixtures/chromium');
 
 const dir = tempDir('jsprof-report-');
@@ -136,18 +136,7 @@ describe('errors: one line, exit status 1, no stack trace', () => {
   test('a trace 200,000 frames deep (a hostile one): every view, within a 300 MB heap', () => {
     const depth = 200_000;
     const deep = path.join(dir, 'deep.json');
-    fs.writeFileSync(
-      deep,
-      JSON.stringify({
-        resources: ['file:///deep.js'],
-        frames: Array.from({ length: depth }, (_, i) => ({ name: `f${i}`, resourceId: 0, line: i + 1, column: 1 })),
-        stacks: Array.from({ length: depth }, (_, i) => (i ? { frameId: i, parentId: i - 1 } : { frameId: 0 })),
-        samples: [
-          { timestamp: 0, stackId: depth - 1 },
-          { timestamp: 10, stackId: depth - 1 },
-        ],
-      }),
-    );
+    fs.writeFileSync(deep, JSON.stringify(deepTrace(depth, 2)));
     // The trees print a row per level: into a file, more than a pipe's buffer holds.
     const report = (view: string) => {
       const out = path.join(dir, `deep-${view}.txt`);
