@@ -231,25 +231,28 @@ test('-s over several builds whose maps fit a script equally: the first is used 
   expect(copies.stdout).toContain('src/v2.js');
 });
 
-test('a map that names a device (/dev/zero) as its source, or a script that names one as its map, is not read: no hang', () => {
+test('a map that names a device (/dev/zero) as its source, or a script that names one as its map, is not read: no hang; a map name too long is none', () => {
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, 'app.js'), 'function work() { return 1; }\n');
   fs.writeFileSync(path.join(dir, 'app.js.map'), JSON.stringify({ version: 3, sources: ['/dev/zero'], names: [], mappings: 'AAAA' }));
   fs.writeFileSync(path.join(dir, 'lib.js'), 'function other() { return 2; }\n//# sourceMappingURL=/dev/zero\n');
+  // A name too long to stat (ENAMETOOLONG) is no map either, not a crash.
+  fs.writeFileSync(path.join(dir, 'long.js'), `function third() { return 3; }\n//# sourceMappingURL=${'a'.repeat(5000)}.map\n`);
   const trace = {
-    resources: ['https://shop.example/app.js', 'https://shop.example/lib.js'],
+    resources: ['https://shop.example/app.js', 'https://shop.example/lib.js', 'https://shop.example/long.js'],
     frames: [
       { name: 'work', resourceId: 0, line: 1, column: 1 },
       { name: 'other', resourceId: 1, line: 1, column: 1 },
+      { name: 'third', resourceId: 2, line: 1, column: 1 },
     ],
-    stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
+    stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }, { frameId: 2, parentId: 1 }],
     samples: [{ timestamp: 0, stackId: 1 }],
   };
   fs.writeFileSync(path.join(dir, 'trace.json'), JSON.stringify(trace));
   // A margin, not a measure: before, reading /dev/zero never ended.
   const run = spawnSync(process.execPath, [path.join(ROOT, 'packages/cli/bin/jsprof.js'), 'symbolicate', path.join(dir, 'trace.json'), '-s', dir, '-o', '-'], { encoding: 'utf8', timeout: 30_000 });
-  expect([run.status, run.stderr]).toEqual([0, 'jsprof: 1 of 2 frames mapped to original sources.\njsprof: no source map for https://shop.example/lib.js\n']);
+  expect([run.status, run.stderr]).toEqual([0, 'jsprof: 1 of 3 frames mapped to original sources.\njsprof: no source map for https://shop.example/lib.js, https://shop.example/long.js\n']);
   const mapped = JSON.parse(run.stdout);
-  expect(mapped.resources).toEqual(['file:///dev/zero', 'https://shop.example/lib.js']);
-  expect(mapped.frames).toEqual([{ name: 'work', resourceId: 0, line: 1, column: 1 }, trace.frames[1]]);
+  expect(mapped.resources).toEqual(['file:///dev/zero', 'https://shop.example/lib.js', 'https://shop.example/long.js']);
+  expect(mapped.frames).toEqual([{ name: 'work', resourceId: 0, line: 1, column: 1 }, trace.frames[1], trace.frames[2]]);
 });

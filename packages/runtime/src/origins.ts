@@ -40,11 +40,12 @@ const SCRIPT_FETCHES = /^(script|link|other)$/;
 let observer: any;
 const realm = globalThis as any;
 /**
- * The realm's origin, read as the runtime loads (a page's `var origin` would replace `self.origin`
- * later): `self.origin`, which an about:srcdoc or about:blank document has from its creator where
- * its `location.origin` is "null"; none without a location (Node), where nothing is masked.
+ * The realm's origin, read as the runtime loads: its location's, or where that is "null" (an
+ * about:srcdoc or about:blank document), `self.origin`, which such a document has from its creator
+ * (and which a page's own `var origin` replaces, so it comes second); none without a location
+ * (Node), where nothing is masked.
  */
-const ownOrigin: string | undefined = realm.location ? (typeof realm.origin === 'string' ? realm.origin : realm.location.origin) : undefined;
+const ownOrigin: string | undefined = realm.location && (realm.location.origin !== 'null' || typeof realm.origin !== 'string' ? realm.location.origin : realm.origin);
 
 /**
  * Keeps the answers that decide something, so that the map stays small whatever the page loads: an

@@ -99,6 +99,21 @@ test('an about:srcdoc or about:blank document (location.origin "null") masks fro
   );
 });
 
+test("a page's own `origin` set before the runtime loaded changes nothing: a document with a location masks from its location's origin", () => {
+  withRealm(
+    {
+      location: { origin: 'https://app.example' },
+      origin: 'home',
+      document: { scripts: [script('https://app.example/app.js'), script('https://cdn.example/plain.js')] },
+    },
+    () => {
+      const resolve = maskingResolver(() => 'drop');
+      expect(resolve(frame('https://app.example/app.js'))?.url).toBe('https://app.example/app.js');
+      expect(resolve(frame('https://cdn.example/plain.js'))).toBeNull();
+    },
+  );
+});
+
 test("a URL without its query (JavaScriptCore's stacks) passes if a script at that path was fetched with CORS and none was opaque", () => {
   withRealm(
     {

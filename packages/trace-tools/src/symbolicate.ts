@@ -65,8 +65,12 @@ function urlPath(url: string): string {
  * read limit (a map naming /dev/zero or a pipe would never end).
  */
 function isReadableFile(file: string): boolean {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  return !!stat?.isFile() && stat.size <= DEFAULT_MAX_BYTES;
+  try {
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    return !!stat?.isFile() && stat.size <= DEFAULT_MAX_BYTES;
+  } catch {
+    return false; // a name too long, a directory that may not be read, a loop of links
+  }
 }
 
 /** How many trailing path segments two paths share. */
