@@ -74,6 +74,7 @@ export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Pro
       // a beacon the browser refuses: try fetch
     }
   }
+  if (typeof fetch !== 'function') return { ...result, reason: 'neither sendBeacon nor fetch is available' };
   try {
     const response = await fetch(options.url, { method: 'POST', body: blob, keepalive: true, mode: 'no-cors' });
     const sent = response.type === 'opaque' || response.ok;

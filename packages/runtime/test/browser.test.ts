@@ -196,7 +196,7 @@ test("a page's fake clock and wrapped timers neither stop sampling nor see the r
 test.each([
   ['Trusted Types refuse', "require-trusted-types-for 'script'"],
   ['script-src refuses', "script-src 'self'"],
-])('a cross-origin isolated page whose CSP (%s) the Blob worker: the count-down samples, and the browser reports the refusal once', async (_, csp) => {
+])('a cross-origin isolated page whose CSP (%s) refuses the Blob worker: the count-down samples, and the browser reports the refusal once', async (_, csp) => {
   const page = await browser.newPage();
   const messages: string[] = [];
   page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));

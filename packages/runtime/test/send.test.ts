@@ -59,3 +59,13 @@ test('without a url it sends nothing, and says so (not a beacon to the page itse
   }
   expect(beacons).toEqual([]);
 });
+
+test('where there is neither sendBeacon nor fetch, nothing is sent and the result says why', async () => {
+  const saved = globalThis.fetch;
+  delete (globalThis as any).fetch;
+  try {
+    expect(await sendTrace(TRACE, { url, gzip: false })).toMatchObject({ sent: false, transport: null, reason: 'neither sendBeacon nor fetch is available' });
+  } finally {
+    globalThis.fetch = saved;
+  }
+});
