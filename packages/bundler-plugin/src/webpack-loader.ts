@@ -2,7 +2,7 @@
  * The loader `JsprofWebpackPlugin` adds after every other loader (`enforce: 'post'`): it instruments
  * what they produced and chains their source map.
  */
-import { TooDeeplyNestedError, instrument, parseJs } from '@jsprof/estree-instrument';
+import { TooDeeplyNestedError, instrument, isWebpackAsset, parseJs } from '@jsprof/estree-instrument';
 import { protocolWarning } from '@jsprof/policy';
 
 interface LoaderContext {
@@ -15,8 +15,7 @@ interface LoaderContext {
 }
 
 export default function jsprofWebpackLoader(this: LoaderContext, source: string, inputMap?: any): void {
-  // A script imported as text (`type: 'asset/source'`, `import text from './a.js?raw'`) is the app's data, not its code.
-  if (this._module?.type === 'asset/source') return this.callback(null, source, inputMap);
+  if (isWebpackAsset(this._module)) return this.callback(null, source, inputMap);
   try {
     const result = instrument(
       { code: source, program: parseJs(source, this.resourcePath), filename: this.resourcePath, inputSourceMap: inputMap ?? undefined, sourceMap: this.sourceMap !== false },

@@ -393,7 +393,7 @@ export function chainSourceMaps(map: any, input: any): any {
 export { parseJs, JsSyntaxError, MAX_NESTING, TooDeeplyNestedError };
 export { inlineSourceMap, loadSourceMap, readSourceMap, relocateSources, splitSourceMappingUrl, withInlineSourceMap } from './source-map-comment';
 export type { OwnSourceMap, UnusableSourceMap } from './source-map-comment';
-export { webpackDevtoolProblem } from './webpack-devtool';
+export { isWebpackAsset, webpackDevtoolProblem } from './webpack-devtool';
 
 /**
  * The function table of a script as it will run (`<script>.jsprof.json` beside it; see

@@ -1,7 +1,17 @@
 /**
- * What a webpack `devtool` does to a profile of the code jsprof's webpack loaders instrument (the
- * bundler plugin's and the SWC front's), said in the build's warnings.
+ * What jsprof's webpack loaders (the bundler plugin's and the SWC front's) share: what a `devtool`
+ * does to a profile of the code they instrument, said in the build's warnings, and which modules
+ * they leave alone.
  */
+
+/**
+ * Whether webpack makes an asset of the module (`type: 'asset/source'`, `'asset/resource'`,
+ * `'asset/inline'`: a script imported as text, `import text from './a.js?raw'`, or emitted as a
+ * file): the app's data, byte for byte, not code of the bundle.
+ */
+export function isWebpackAsset(module: { type?: string } | undefined): boolean {
+  return typeof module?.type === 'string' && module.type.startsWith('asset');
+}
 
 /**
  * Why a profile cannot be read through this devtool, or null. One of the `eval` family

@@ -5,7 +5,7 @@
  *
  *   use: [{ loader: '@jsprof/swc-plugin/loader', options: { threshold: 10 } }, 'swc-loader']
  */
-import { webpackDevtoolProblem } from '@jsprof/estree-instrument';
+import { isWebpackAsset, webpackDevtoolProblem } from '@jsprof/estree-instrument';
 import { protocolWarning } from '@jsprof/policy';
 import { instrument, SwcInstrumentOptions } from './index';
 
@@ -17,12 +17,14 @@ interface LoaderContext {
   emitWarning?(warning: Error): void;
   _compiler?: { options?: { devtool?: unknown } };
   _compilation?: object;
+  _module?: { type?: string };
 }
 
 /** The compilations whose devtool the loader has looked at: it says so once a build. */
 const devtoolSeen = new WeakSet<object>();
 
 export default function jsprofLoader(this: LoaderContext, source: string, inputMap?: any): void {
+  if (isWebpackAsset(this._module)) return this.callback(null, source, inputMap);
   if (this._compilation && !devtoolSeen.has(this._compilation)) {
     devtoolSeen.add(this._compilation);
     const problem = webpackDevtoolProblem(this._compiler?.options?.devtool);

@@ -124,6 +124,17 @@ describe('the webpack loader', () => {
     expect(map.sources).toEqual(['greeter.ts']);
   });
 
+  test("a module webpack makes an asset of (a script imported as text, or emitted as a file) is passed on as it is", async () => {
+    const source = 'export function sum(n) {\n  let s = 0;\n  for (let i = 0; i < n; i++) s += i;\n  return s;\n}\n';
+    for (const type of ['asset/source', 'asset/resource', 'asset/inline']) {
+      const passed = await new Promise<{ code?: string; map?: any }>((resolve) =>
+        loader.call({ resourcePath: '/app/src/sum.js', _module: { type }, getOptions: () => ({ threshold: 1 }), callback: (_: Error | null, code?: string, map?: any) => resolve({ code, map }) }, source, null),
+      );
+      expect(passed).toEqual({ code: source, map: null });
+    }
+    expect((await call(source, null, { threshold: 1 })).code).toContain('__jsprof$c[');
+  });
+
   test('bad options and syntax errors reach webpack as errors, not throws', async () => {
     expect((await call('f()', null, { threshold: -1 })).error?.message).toMatch(/threshold/);
     expect((await call('var a = 1;\nfunction (', null, {})).error?.message).toBe('/app/src/greeter.js:2:10: Unexpected token');
