@@ -265,7 +265,7 @@ function instrumentOne(file: string, output: string, options: BundleOptions): Fi
   report.warning = foreign ?? (unusable ? unusableMapWarning(shown, unusable, result.map ? path.basename(file) : null) : undefined);
 
   // A script with a table says so, for the runtime (once: a second pass finds it there).
-  // A file with checks of another protocol is left byte for byte, without a table.
+  // A file with checks of another protocol keeps its code, without a table (a copy elsewhere takes its map along, below).
   const tables = options.functionTable && !foreign;
   const registers = tables && !result.code.includes(TABLE_REGISTRY);
   let text = registers ? withLineBeforeSourceMappingUrl(result.code, TABLE_REGISTRATION) : result.code;
