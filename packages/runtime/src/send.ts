@@ -55,11 +55,12 @@ function halved(trace: ProfilerTrace): ProfilerTrace {
 
 export async function sendTrace(trace: ProfilerTrace, options: SendOptions): Promise<SendResult> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const encodeWith = (fitted: ProfilerTrace) => encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
   let fitted = trace;
-  let encoded = await encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
+  let encoded = await encodeWith(fitted);
   for (let i = 0; encoded.body.length > maxBytes && i < MAX_HALVINGS && fitted.samples.length > 0; i++) {
     fitted = halved(fitted);
-    encoded = await encode(toJson({ meta: options.meta ?? {}, trace: fitted }), options.gzip !== false);
+    encoded = await encodeWith(fitted);
   }
   const result: SendResult = { sent: false, bytes: encoded.body.length, gzip: encoded.gzip, transport: null, droppedSamples: trace.samples.length - fitted.samples.length };
   if (encoded.body.length > maxBytes) return { ...result, reason: `the trace needs ${encoded.body.length} bytes, more than ${maxBytes}` };
